@@ -1,0 +1,111 @@
+# bisectd build.  Every library comes through pkg-config; `make deps` installs
+# the Debian packages when they are missing.
+
+PREFIX  ?= /usr/local
+DESTDIR ?=
+BUILD   ?= build
+CC      ?= cc
+
+PKGS      = libgit2 libssh2 sqlite3 libuv jansson inih
+TEST_PKGS = criterion
+DEB_PKGS  = pkg-config gcc make git libgit2-dev libssh2-1-dev libsqlite3-dev \
+            libuv1-dev libjansson-dev libinih-dev libcriterion-dev \
+            openssh-server openssh-client
+
+WARN    = -Wall -Wextra -Werror -Wformat=2 -Wshadow -Wmissing-prototypes \
+          -Wstrict-prototypes -Wpointer-arith -Wvla
+CSTD    = -std=gnu11 -D_GNU_SOURCE
+OPT     ?= -O2 -g
+INCS    = -I. 
+
+PKG_CFLAGS = $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
+PKG_LIBS   = $(shell pkg-config --libs $(PKGS) 2>/dev/null) -lm
+TEST_CFLAGS = $(shell pkg-config --cflags $(TEST_PKGS) 2>/dev/null)
+TEST_LIBS   = $(shell pkg-config --libs $(TEST_PKGS) 2>/dev/null)
+
+SAN     = -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=undefined
+
+# Library code: every module except the two programs' main files.
+MAINS   = daemon/bisectd.c daemon/bisectctl.c
+LIB_SRC = $(sort $(wildcard common/*.c config/*.c store/*.c bisect/*.c remote/*.c) \
+            $(filter-out $(MAINS),$(wildcard daemon/*.c)))
+TEST_SRC = $(sort $(wildcard tests/support/*.c tests/unit/*.c tests/integration/*.c))
+BENCH_SRC = $(sort $(wildcard tests/bench/*.c))
+
+OBJ      = $(LIB_SRC:%.c=$(BUILD)/obj/%.o)
+ASAN_OBJ = $(LIB_SRC:%.c=$(BUILD)/asan/%.o)
+TEST_OBJ = $(TEST_SRC:%.c=$(BUILD)/asan/%.o)
+
+ALL_CFLAGS = $(CSTD) $(WARN) $(INCS) $(PKG_CFLAGS) -MMD -MP
+
+.PHONY: all deps test demo install clean bench bench-graph bench-sim bench-remote check-deps
+
+all: deps $(BUILD)/bisectd $(BUILD)/bisectctl
+
+# Installs what is missing (as root), or prints the command and fails.
+deps:
+	@sh tests/support/deps.sh $(DEB_PKGS)
+
+$(BUILD)/obj/%.o: %.c
+	@mkdir -p $(dir $@)
+	$(CC) $(ALL_CFLAGS) $(OPT) -c $< -o $@
+
+$(BUILD)/asan/%.o: %.c
+	@mkdir -p $(dir $@)
+	$(CC) $(ALL_CFLAGS) $(TEST_CFLAGS) -O1 -g $(SAN) -c $< -o $@
+
+$(BUILD)/libbisectd.a: $(OBJ)
+	@rm -f $@
+	ar rcs $@ $^
+
+$(BUILD)/libbisectd-asan.a: $(ASAN_OBJ)
+	@rm -f $@
+	ar rcs $@ $^
+
+$(BUILD)/bisectd: $(BUILD)/obj/daemon/bisectd.o $(BUILD)/libbisectd.a
+	$(CC) $(OPT) -o $@ $^ $(PKG_LIBS)
+
+$(BUILD)/bisectctl: $(BUILD)/obj/daemon/bisectctl.o $(BUILD)/libbisectd.a
+	$(CC) $(OPT) -o $@ $^ $(PKG_LIBS)
+
+$(BUILD)/asan/bisectd: $(BUILD)/asan/daemon/bisectd.o $(BUILD)/libbisectd-asan.a
+	$(CC) $(SAN) -o $@ $^ $(PKG_LIBS)
+
+$(BUILD)/asan/bisectctl: $(BUILD)/asan/daemon/bisectctl.o $(BUILD)/libbisectd-asan.a
+	$(CC) $(SAN) -o $@ $^ $(PKG_LIBS)
+
+$(BUILD)/asan/tests/run-tests: $(TEST_OBJ) $(BUILD)/libbisectd-asan.a
+	@mkdir -p $(dir $@)
+	$(CC) $(SAN) -o $@ $^ $(PKG_LIBS) $(TEST_LIBS)
+
+# All Criterion tests in one runner, so one summary line closes the output.
+# FILTER='suite/*' runs a subset; JOBS sets Criterion's worker count.
+FILTER ?=
+JOBS   ?= 2
+test: deps $(BUILD)/asan/bisectd $(BUILD)/asan/bisectctl $(BUILD)/asan/tests/run-tests
+	@echo "running Criterion tests (ASan + UBSan)"
+	BISECTD_BIN=$(abspath $(BUILD)/asan/bisectd) \
+	BISECTCTL_BIN=$(abspath $(BUILD)/asan/bisectctl) \
+	BISECTD_SRCDIR=$(CURDIR) \
+	ASAN_OPTIONS=detect_leaks=1:abort_on_error=0 \
+	UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
+	$(BUILD)/asan/tests/run-tests --jobs $(JOBS) --verbose=0 $(if $(FILTER),--filter '$(FILTER)')
+
+demo: all
+	@sh tests/support/demo.sh $(abspath $(BUILD))
+
+-include tests/bench/bench.mk
+
+install: all
+	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/share/man/man8 \
+		$(DESTDIR)$(PREFIX)/share/man/man1 $(DESTDIR)$(PREFIX)/share/doc/bisectd
+	install -m 0755 $(BUILD)/bisectd $(DESTDIR)$(PREFIX)/bin/bisectd
+	install -m 0755 $(BUILD)/bisectctl $(DESTDIR)$(PREFIX)/bin/bisectctl
+	install -m 0644 docs/bisectd.8 $(DESTDIR)$(PREFIX)/share/man/man8/bisectd.8
+	install -m 0644 docs/bisectctl.1 $(DESTDIR)$(PREFIX)/share/man/man1/bisectctl.1
+	install -m 0644 config/bisectd.conf.example $(DESTDIR)$(PREFIX)/share/doc/bisectd/bisectd.conf.example
+
+clean:
+	rm -rf $(BUILD) build-*
+
+-include $(OBJ:.o=.d) $(ASAN_OBJ:.o=.d) $(TEST_OBJ:.o=.d)

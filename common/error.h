@@ -1,0 +1,32 @@
+/*
+ * Errors returned by library modules.
+ *
+ * Library functions return 0 on success or a negative errno-style code
+ * (-EINVAL, -ENOENT, -EIO, ...) and, when the caller passes a struct bd_error,
+ * a message that says what went wrong in words a user can act on.  Only
+ * daemon/ logs; everything else hands its message to the caller this way.
+ */
+#ifndef COMMON_ERROR_H
+#define COMMON_ERROR_H
+
+#include <errno.h>
+#include <stddef.h>
+
+#define BD_ERROR_MAX 512
+
+struct bd_error {
+	int	code;			/* negative errno value, 0 when clear */
+	char	msg[BD_ERROR_MAX];	/* NUL-terminated message */
+};
+
+/*
+ * Records code and a printf-style message in err (which may be NULL) and
+ * returns code, so that a failing path can say `return bd_error_set(...)`.
+ */
+int bd_error_set(struct bd_error *err, int code, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+
+/* Clears err so that a reused struct does not show an old message. */
+void bd_error_clear(struct bd_error *err);
+
+#endif

@@ -1,0 +1,157 @@
+/*
+ * Configuration: an INI file read with inih and validated on top.
+ *
+ * config_load() fills a struct config or collects every error it finds, each
+ * naming file:line and the key.  The struct owns all its strings and arrays;
+ * config_release() frees them.  A loaded config is never modified afterwards:
+ * SIGHUP loads a new one and swaps it in whole.
+ */
+#ifndef CONFIG_CONFIG_H
+#define CONFIG_CONFIG_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#include <jansson.h>
+
+#define CONFIG_DEFAULT_PATH	"/etc/bisectd.conf"
+#define CONFIG_DEFAULT_SOCKET	"/run/bisectd/bisectd.sock"
+#define CONFIG_EX_CONFIG	78	/* sysexits.h EX_CONFIG */
+
+enum config_host_key_policy {
+	CONFIG_HOST_KEY_STRICT = 0,	/* unknown or changed key: refuse */
+	CONFIG_HOST_KEY_ACCEPT_NEW,	/* record an unknown key, refuse a changed one */
+};
+
+enum config_host_role {
+	CONFIG_ROLE_BUILD = 1 << 0,
+	CONFIG_ROLE_TEST = 1 << 1,
+};
+
+enum config_metric_kind {
+	CONFIG_METRIC_NUMERIC = 0,	/* a number; direction says which way is better */
+	CONFIG_METRIC_PASS_FAIL,	/* 0 = pass, nonzero = fail */
+};
+
+enum config_direction {
+	CONFIG_HIGHER_IS_BETTER = 0,
+	CONFIG_LOWER_IS_BETTER,
+};
+
+struct config_daemon {
+	char		*socket;		/* control socket path */
+	mode_t		 socket_mode;		/* default 0660 */
+	char		*socket_group;		/* NULL: the daemon's group */
+	char		*database;		/* SQLite file */
+	char		*workdir;		/* logs, artifacts, reports */
+	int		 log_level;		/* enum log_level value */
+	unsigned	 max_clients;		/* all connections */
+	unsigned	 max_clients_per_uid;	/* connections from one uid */
+	char		*report_hook;		/* command, report on stdin; NULL: none */
+};
+
+struct config_repo {
+	char		*path;			/* local clone used for revisions */
+	char		*url;			/* fetched from; NULL: never fetch */
+	uint64_t	 fetch_interval_ms;	/* 0: only on demand */
+};
+
+struct config_host {
+	char		*name;
+	char		*address;		/* required */
+	unsigned	 port;			/* default 22 */
+	char		*user;			/* required */
+	char		*identity;		/* private key file (ed25519), required */
+	char		*passphrase_file;	/* NULL: unencrypted key */
+	char		*known_hosts;		/* OpenSSH known_hosts file, required */
+	enum config_host_key_policy host_key;
+	char		*group;			/* default "default" */
+	unsigned	 roles;			/* enum config_host_role bits */
+	char		*workdir;		/* remote work directory */
+	uint64_t	 connect_timeout_ms;
+	uint64_t	 keepalive_ms;
+	unsigned	 quarantine_after;	/* consecutive infra failures */
+	char		*power_cycle;		/* local command template; NULL: none */
+	int		 line;			/* line of the section header */
+};
+
+struct config_metric {
+	char		*name;
+	enum config_metric_kind kind;
+	enum config_direction direction;
+};
+
+struct config_benchmark {
+	char		*name;
+	/* Step command templates; placeholders are shell-quoted on use.
+	 * Any of them may be NULL except run. */
+	char		*build;
+	char		*artifact;		/* path the build step leaves, template */
+	char		*install;
+	char		*reboot;
+	char		*boot_check;		/* prints the expected kernel, e.g. uname -r */
+	char		*expect_kernel;		/* template compared to boot_check output */
+	char		*run;
+	char		*collect;		/* NULL: metrics on run's last stdout line */
+	char		*result_file;		/* fetched after run instead, template */
+	uint64_t	 build_timeout_ms;
+	uint64_t	 install_timeout_ms;
+	uint64_t	 boot_timeout_ms;
+	uint64_t	 run_timeout_ms;
+	struct config_metric *metrics;
+	size_t		 nmetrics;
+	double		 min_change;		/* relative, e.g. 0.01 */
+	int		 line;
+};
+
+struct config_sweep {
+	char		*name;
+	char		*benchmark;		/* must name a [benchmark] */
+	char		*metric;		/* must be a metric of it */
+	char		*group;			/* must name a host group */
+	char		*tag_pattern;		/* e.g. next-* */
+	uint64_t	 interval_ms;
+	int		 line;
+};
+
+struct config {
+	char			*path;
+	struct config_daemon	 daemon;
+	struct config_repo	 repo;
+	struct config_host	*hosts;
+	size_t			 nhosts;
+	struct config_benchmark	*benchmarks;
+	size_t			 nbenchmarks;
+	struct config_sweep	*sweeps;
+	size_t			 nsweeps;
+};
+
+/* Every error of one load, in file order. */
+struct config_errors {
+	char	**msgs;		/* "FILE:LINE: [section] key: what is wrong" */
+	size_t	  n;
+};
+
+void	config_init(struct config *cfg);
+/* Returns 0, or -EINVAL with errs filled (caller releases errs). */
+int	config_load(struct config *cfg, const char *path,
+	    struct config_errors *errs);
+void	config_release(struct config *cfg);
+void	config_errors_release(struct config_errors *errs);
+
+const struct config_host	*config_host_find(const struct config *cfg,
+				    const char *name);
+const struct config_benchmark	*config_benchmark_find(const struct config *cfg,
+				    const char *name);
+const struct config_metric	*config_metric_find(
+				    const struct config_benchmark *b,
+				    const char *name);
+
+/* Effective configuration as JSON, without secrets; caller owns the result. */
+json_t	*config_to_json(const struct config *cfg);
+
+/* Parses "30s", "15m", "2h", "500ms" or a bare number of seconds. */
+int	config_parse_duration(const char *s, uint64_t *ms);
+
+#endif

@@ -1,0 +1,30 @@
+/*
+ * Shared helpers for the Criterion tests.
+ *
+ * Every suite is declared with `.fini = tst_leak_check` so that a leak found
+ * by LeakSanitizer fails the run: Criterion ignores the report a worker
+ * prints at exit, so the check is forced before the worker ends.
+ */
+#ifndef TESTS_SUPPORT_TST_H
+#define TESTS_SUPPORT_TST_H
+
+#include <stddef.h>
+
+void	 tst_leak_check(void);
+
+/* A fresh directory under $TMPDIR; the caller frees the path. */
+char	*tst_tmpdir(const char *tag);
+/* Removes a directory tree; used in fini, also after a failed test. */
+void	 tst_rmrf(const char *path);
+/* Writes text to dir/name and returns the path (caller frees). */
+char	*tst_write_file(const char *dir, const char *name, const char *text);
+/* Runs argv and returns its exit status (-1 if it could not run). */
+int	 tst_run(char *const argv[]);
+/* Runs argv and returns its stdout (caller frees), or NULL on failure. */
+char	*tst_run_capture(char *const argv[], int *status);
+/* Path of a built program from the environment (BISECTD_BIN, ...). */
+const char *tst_env_path(const char *var);
+/* A TCP port on 127.0.0.1 that was free a moment ago. */
+int	 tst_free_port(void);
+
+#endif
