@@ -94,7 +94,8 @@ test: deps $(BUILD)/asan/bisectd $(BUILD)/asan/bisectctl $(BUILD)/asan/tests/run
 demo: all
 	@sh tests/support/demo.sh $(abspath $(BUILD))
 
--include tests/bench/bench.mk
+# Each benchmark brings its own tests/bench/NAME.mk with a bench-NAME target.
+-include $(wildcard tests/bench/*.mk)
 
 install: all
 	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/share/man/man8 \
