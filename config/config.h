@@ -17,7 +17,11 @@
 
 #define CONFIG_DEFAULT_PATH	"/etc/bisectd.conf"
 #define CONFIG_DEFAULT_SOCKET	"/run/bisectd/bisectd.sock"
+#define CONFIG_DEFAULT_DATABASE	"/var/lib/bisectd/bisectd.db"
+#define CONFIG_DEFAULT_WORKDIR	"/var/lib/bisectd/work"
+#define CONFIG_DEFAULT_GROUP	"default"
 #define CONFIG_EX_CONFIG	78	/* sysexits.h EX_CONFIG */
+#define CONFIG_DURATION_MAX_MS	(365ULL * 24 * 60 * 60 * 1000)	/* 365d */
 
 enum config_host_key_policy {
 	CONFIG_HOST_KEY_STRICT = 0,	/* unknown or changed key: refuse */
@@ -116,7 +120,7 @@ struct config_sweep {
 };
 
 struct config {
-	char			*path;
+	char			*path;		/* absolute path of the file */
 	struct config_daemon	 daemon;
 	struct config_repo	 repo;
 	struct config_host	*hosts;
@@ -133,10 +137,20 @@ struct config_errors {
 	size_t	  n;
 };
 
+/* Zeroes cfg; config_release on it is then a no-op. */
 void	config_init(struct config *cfg);
-/* Returns 0, or -EINVAL with errs filled (caller releases errs). */
+/*
+ * Reads and validates path into cfg (whatever cfg held is not freed: pass
+ * an initialised or released one).  Returns 0 with errs empty, -EINVAL when
+ * the file has errors, or a negative errno when it cannot be read; on
+ * failure cfg is left released and errs holds every message, sorted by
+ * line.  errs may be NULL; otherwise the caller always releases it.
+ * Relative paths in the file are made absolute against the file's
+ * directory.  Not thread-safe: it sets inih's process-wide options.
+ */
 int	config_load(struct config *cfg, const char *path,
 	    struct config_errors *errs);
+/* Frees everything cfg owns and leaves it as config_init does. */
 void	config_release(struct config *cfg);
 void	config_errors_release(struct config_errors *errs);
 
@@ -144,14 +158,32 @@ const struct config_host	*config_host_find(const struct config *cfg,
 				    const char *name);
 const struct config_benchmark	*config_benchmark_find(const struct config *cfg,
 				    const char *name);
+const struct config_sweep	*config_sweep_find(const struct config *cfg,
+				    const char *name);
 const struct config_metric	*config_metric_find(
 				    const struct config_benchmark *b,
 				    const char *name);
 
-/* Effective configuration as JSON, without secrets; caller owns the result. */
+/* enum config_host_role bits of all hosts in group; 0 when it has none. */
+unsigned	config_group_roles(const struct config *cfg, const char *group);
+
+/*
+ * Effective configuration as JSON, defaults included; caller owns the
+ * result.  {"path", "daemon": {...}, "repo": {...} or null, "hosts": [...],
+ * "benchmarks": [...], "sweeps": [...]}; each section object has the file's
+ * key names (plus "name"), durations as NAME_ms integers, socket_mode as a
+ * string like "0660", roles as an array, metrics as [{"name", "kind":
+ * "higher"|"lower"|"pass-fail"}].  No secrets: files such as
+ * passphrase_file are shown as paths and never read, and a URL's user-info
+ * is replaced by "***".
+ */
 json_t	*config_to_json(const struct config *cfg);
 
-/* Parses "30s", "15m", "2h", "500ms" or a bare number of seconds. */
+/*
+ * Parses "500ms", "30s", "15m", "2h", "1d" or a bare number of seconds into
+ * *ms.  Returns 0, -EINVAL for anything else (signs, blanks, fractions,
+ * other units) or -ERANGE above CONFIG_DURATION_MAX_MS.  "0" gives 0.
+ */
 int	config_parse_duration(const char *s, uint64_t *ms);
 
 #endif

@@ -1,0 +1,359 @@
+/*
+ * Reports of finished bisections, in the style of the 0-day kernel test
+ * robot: the change in words, the culprit, a comparison table of every
+ * metric between the culprit's parent and the culprit, ASCII plots of the
+ * samples, and a reproduce section.
+ *
+ * The module is pure: it reads a struct report_input filled by the caller
+ * (the daemon fills it from stored samples) and writes text into a FILE*
+ * or a malloc'd string, or builds a jansson object.  It never reads the
+ * store, git or the clock, so the same input always gives the same bytes.
+ *
+ * Ownership: report_input and everything it points to belong to the
+ * caller and are only read during the call; nothing is kept afterwards.
+ * Results (strings, json_t, struct report_table) belong to the caller,
+ * who frees them with free(), json_decref() or report_table_release().
+ */
+#ifndef BISECT_REPORT_H
+#define BISECT_REPORT_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdio.h>
+
+#include <jansson.h>
+
+#include "common/error.h"
+
+enum report_kind {
+	REPORT_CULPRIT,		/* one commit holds the target confidence */
+	REPORT_INCONCLUSIVE,	/* budget spent: a candidate set */
+	REPORT_NOT_REPRODUCED,	/* the endpoints do not differ */
+};
+
+enum report_direction {
+	REPORT_HIGHER_IS_BETTER,
+	REPORT_LOWER_IS_BETTER,
+	REPORT_PASS_FAIL,	/* value 0 = pass, anything else = failure */
+	REPORT_DIRECTION_UNKNOWN,	/* the report says "change" */
+};
+
+/* The engine's verdict on the commit of a sample, for the plot marks. */
+enum report_class {
+	REPORT_UNCLASSIFIED,	/* '?' */
+	REPORT_GOOD,		/* '*', as lkp's "bisect-good sample" */
+	REPORT_BAD,		/* 'O', as lkp's "bisect-bad sample" */
+};
+
+/* Flags for report_input.flags. */
+#define REPORT_ASCII	0x1	/* "+-" instead of the UTF-8 "±" in tables */
+
+/* Default minimum relative change of a table row (lkp drops below 1%). */
+#define REPORT_MIN_CHANGE	0.01
+
+struct report_param {
+	const char	*key;
+	const char	*value;
+};
+
+struct report_commit {
+	const char	*sha;		/* full hex sha */
+	const char	*subject;	/* first line of the message */
+	const char	*author;	/* "Name <mail>", may be NULL */
+	const char	*committer;	/* may be NULL */
+	const char	*date;		/* caller's format, may be NULL */
+};
+
+/* One sample of one metric from one run. */
+struct report_value {
+	const char	*metric;
+	double		 value;
+};
+
+/*
+ * All samples of all metrics of the runs at one commit, in any order (the
+ * rows of the store's samples table for those runs).  runs is the number
+ * of runs they came from, shown as "N runs"; the statistics count each
+ * metric's own samples.
+ */
+struct report_side {
+	const char		 *sha;
+	const char		 *subject;	/* may be NULL */
+	const struct report_value *values;
+	size_t			  n_values;
+	size_t			  runs;
+};
+
+/* One sample of the headline metric taken during the bisection. */
+struct report_sample {
+	const char		*sha;
+	long			 position;	/* 0 good .. n_positions bad */
+	double			 value;
+	enum report_class	 cls;
+};
+
+struct report_candidate {
+	const char	*sha;
+	const char	*subject;	/* may be NULL */
+	double		 probability;	/* mass of "this is the culprit" */
+};
+
+struct report_input {
+	enum report_kind	 kind;
+	const char		*id;		/* bisection id */
+	const char		*branch;	/* "linux-next:master", NULL */
+	const char		*repo_url;	/* under the commit, or NULL */
+	const char		*benchmark;
+	const struct report_param *params;	/* benchmark parameters */
+	size_t			 n_params;
+	const char		*host_group;
+	const char		*metric;	/* headline metric */
+	enum report_direction	 direction;
+
+	/* REPORT_CULPRIT: the culprit and its parent(s). */
+	struct report_commit	 culprit;
+	const struct report_commit *parents;
+	size_t			 n_parents;
+
+	/* The request: good revisions (full shas make the rerun exact). */
+	const char *const	*good_revs;
+	size_t			 n_good_revs;
+	const char		*bad_rev;
+	double			 confidence;	/* culprit's mass, 0..1 */
+	double			 target_confidence;	/* requested, 0..1 */
+	size_t			 max_samples;	/* 0: not given */
+	bool			 first_parent;
+	size_t			 total_samples;
+	double			 machine_seconds;
+	const char		*verdict_note;	/* optional engine text */
+
+	/*
+	 * The comparison table: parent (base) and culprit (head) for
+	 * REPORT_CULPRIT (required, headline metric on both sides; for a
+	 * merge the caller pools or picks the parents' runs), the good and
+	 * bad endpoints otherwise (optional: no table when both are empty).
+	 */
+	struct report_side	 base;
+	struct report_side	 head;
+
+	/*
+	 * Headline-metric samples at the endpoints, in the order taken:
+	 * required unless REPORT_CULPRIT (where they add the whole-range
+	 * line and the endpoint plot).
+	 */
+	const double		*good_samples;
+	size_t			 n_good_samples;
+	const double		*bad_samples;
+	size_t			 n_bad_samples;
+
+	/*
+	 * Every bisection sample of the headline metric in the order taken,
+	 * with the engine's verdict on its commit, for the plots (optional).
+	 */
+	const struct report_sample *samples;
+	size_t			 n_samples;
+	long			 n_positions;	/* 0: no position plot */
+	long			 culprit_position;	/* -1: none */
+
+	/*
+	 * REPORT_INCONCLUSIVE: the leading candidates, most likely first;
+	 * the report sums their mass itself.
+	 */
+	const struct report_candidate *candidates;
+	size_t			 n_candidates;
+	size_t			 n_candidates_total;	/* all left */
+
+	/* Reproduce section. */
+	const char		*bench_config;	/* [benchmark] section */
+	const char *const	*bisect_log;	/* `git bisect log` lines */
+	size_t			 n_bisect_log;
+
+	double			 min_change;	/* 0: REPORT_MIN_CHANGE */
+	unsigned		 flags;		/* REPORT_ASCII */
+};
+
+/* Zeroes in and sets the defaults (no culprit position, 0.99 target). */
+void	report_input_init(struct report_input *in);
+
+/*
+ * Renders the whole report as text into *out (malloc'd, NUL-terminated;
+ * the caller frees it).  Returns 0, or -EINVAL with a message naming the
+ * bad field when the input is incomplete or holds a non-finite value.
+ */
+int	report_render_text(const struct report_input *in, char **out,
+	    struct bd_error *err);
+/* The same, written to fp (nothing is written when the input is bad). */
+int	report_write_text(const struct report_input *in, FILE *fp,
+	    struct bd_error *err);
+/*
+ * The same report as a JSON object (a new reference), with the raw numbers
+ * behind every printed figure; NULL with err set on bad input.
+ */
+json_t	*report_render_json(const struct report_input *in,
+	    struct bd_error *err);
+/* The one-line subject, as lkp's mail subject; the caller frees it. */
+char	*report_subject(const struct report_input *in);
+/* Checks an input without rendering it; 0 or -EINVAL. */
+int	report_validate(const struct report_input *in, struct bd_error *err);
+
+/*
+ * The bisectctl command that reruns the bisection, as a NULL-terminated
+ * argument vector (free with report_rerun_argv_free), and shell-quoted
+ * for display (caller frees).
+ */
+char	**report_rerun_argv(const struct report_input *in, size_t *argc);
+void	report_rerun_argv_free(char **argv);
+char	*report_shell_join(char *const *argv, size_t argc);
+
+/* ---- statistics (report_table.c) ---- */
+
+/* Summary of one metric's samples at one commit. */
+struct report_stats {
+	size_t	n;
+	double	mean;
+	double	stddev;		/* population stddev, as lkp-tests */
+	double	min;
+	double	median;		/* middle value, mean of the two for even n */
+	double	max;
+};
+
+/* Fills st from v[0..n-1] (n >= 1); v is not modified. */
+void	report_stats_compute(const double *v, size_t n,
+	    struct report_stats *st);
+/* 100 * stddev / |mean|; 0 when the mean is 0. */
+double	report_stddev_pct(const struct report_stats *st);
+/* True when metric is itself a percentage or profile share. */
+bool	report_metric_absolute(const char *metric);
+/*
+ * %change of the means, 100 * (new - base) / |base|, or new - base for an
+ * absolute metric.  +-INFINITY when the base mean is 0 and new is not.
+ */
+double	report_change(const struct report_stats *base,
+	    const struct report_stats *head, bool absolute);
+/* Whether a metric changed significantly; the rule is at the definition. */
+bool	report_metric_changed(const struct report_stats *base,
+	    const struct report_stats *head, double min_change);
+
+/* One row of the comparison table. */
+struct report_row {
+	const char		*metric;	/* points into the input */
+	struct report_stats	 base;
+	struct report_stats	 head;
+	double			 change;
+	bool			 absolute;
+	bool			 changed;	/* report_metric_changed() */
+	bool			 headline;
+	bool			 pass_fail;	/* failure counts, not levels */
+	size_t			 base_fails;
+	size_t			 head_fails;
+};
+
+/*
+ * Every metric present on both sides: the headline first, then the
+ * metrics that share the headline's prefix, then the rest, by name.
+ */
+struct report_table {
+	struct report_row	*rows;
+	size_t			 n_rows;
+	size_t			 n_changed;	/* rows with changed set */
+	size_t			 n_one_sided;	/* metrics on one side only */
+};
+
+/*
+ * Fills r for metric from its samples on both sides (nb, nh >= 1): stats,
+ * change, absolute and changed, failure counts for a pass/fail headline.
+ */
+void	report_row_compute(struct report_row *r,
+	    const struct report_input *in, const char *metric,
+	    const double *bv, size_t nb, const double *hv, size_t nh);
+int	report_table_build(const struct report_input *in,
+	    struct report_table *t, struct bd_error *err);
+void	report_table_release(struct report_table *t);
+/* Writes the lkp-style table (headline and changed rows) to fp. */
+void	report_table_write(FILE *fp, const struct report_input *in,
+	    const struct report_table *t);
+/* Formats one table row without its newline into buf. */
+void	report_row_format(char *buf, size_t len, const struct report_row *r,
+	    bool ascii);
+
+/*
+ * What the text and JSON forms derive from a validated input: the table,
+ * the headline change (parent vs culprit for REPORT_CULPRIT, the endpoints
+ * otherwise) and its words.  Points into the input, which must outlive it.
+ */
+struct report_summary {
+	const struct report_input *in;
+	struct report_table	 table;		/* n_rows 0 without base/head */
+	struct report_row	 headline;
+	struct report_row	 range;		/* good vs bad endpoint */
+	bool			 have_range;
+	const char		*word;		/* "improvement", ... */
+	char			 phrase[128];	/* "16.9% improvement" */
+};
+
+/* Validates in and fills s; release s also after a failure. */
+int	report_summary_init(struct report_summary *s,
+	    const struct report_input *in, struct bd_error *err);
+void	report_summary_release(struct report_summary *s);
+/* The subject line of s (caller frees). */
+char	*report_summary_subject(const struct report_summary *s);
+
+/* ---- number formatting (report_fmt.c) ---- */
+
+#define REPORT_FMT_MAX	64
+
+/* A mean as lkp prints it: 0.15, 881807, 1.297e+08. */
+void	report_fmt_value(char *buf, size_t len, double v);
+/* A %change: "+16.9%", "-0.6" (absolute), "+1.2e+05%". */
+void	report_fmt_change(char *buf, size_t len, double change,
+	    bool absolute);
+/* A relative stddev: " ±  2%", or six spaces below 2%. */
+void	report_fmt_stddev(char *buf, size_t len, double pct, bool ascii);
+/* Machine time: "45s", "12m 03s", "5h 04m 12s", "2d 03h 04m". */
+void	report_fmt_duration(char *buf, size_t len, double seconds);
+/* A probability or confidence as a percentage: "99.4%", "99%". */
+void	report_fmt_prob(char *buf, size_t len, double p);
+
+/* "improvement", "regression" or "change" for a change in in's direction. */
+const char *report_change_word(const struct report_input *in, double change);
+/*
+ * The change as lkp words it: the signed number without a plus, then the
+ * word: "16.9% improvement", "-4.7% regression", "2.8 point improvement"
+ * for a percentage metric, "75.0% failure rate regression" for pass/fail.
+ */
+void	report_change_phrase(char *buf, size_t len, const struct report_row *r,
+	    const char *word);
+/* "a", or "an" before a number read eight..., eleven or eighteen. */
+const char *report_article(const char *phrase);
+
+/* ---- plots (report_plot.c) ---- */
+
+#define REPORT_PLOT_WIDTH	80
+#define REPORT_PLOT_HEIGHT	20
+
+struct report_point {
+	double			 x;
+	double			 y;
+	enum report_class	 cls;
+};
+
+struct report_plot {
+	const char		  *title;
+	const char		  *xlabel;
+	const struct report_point *pts;
+	size_t			   n;
+	double			   xmin;
+	double			   xmax;
+	bool			   has_mark;	/* a ':' column: culprit */
+	double			   mark_x;
+	const char		  *mark_label;
+};
+
+/*
+ * Writes an ASCII scatter plot REPORT_PLOT_WIDTH columns wide with a
+ * frame REPORT_PLOT_HEIGHT lines high, the x range under it and a legend
+ * of the marks used.  Non-finite points are skipped.
+ */
+void	report_plot_write(FILE *fp, const struct report_plot *p);
+
+#endif

@@ -1,0 +1,160 @@
+/*
+ * Private to config/: the load context shared by the reader (config.c), the
+ * section and key tables (section.c) and the value parsers (value.c).
+ * Nothing outside config/ includes this header.
+ *
+ * A load runs in one struct config_ctx.  The reader hands inih one line at a
+ * time and counts lines, so every message can name FILE:LINE even though
+ * Debian's inih does not pass line numbers to the handler.  Section headers
+ * are tracked here rather than through inih, because inih never calls the
+ * handler for an empty section and truncates long section names.
+ */
+#ifndef CONFIG_INTERNAL_H
+#define CONFIG_INTERNAL_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "common/error.h"
+#include "config/config.h"
+
+#define CONFIG_MAX_KEYS		16	/* keys of the largest section */
+#define CONFIG_MAX_LINE		8192	/* bytes in one line */
+#define CONFIG_MAX_FILE		(1 << 20)
+#define CONFIG_MAX_ERRORS	500	/* further errors are counted only */
+#define CONFIG_NAME_MAX		64	/* section, group, user, metric names */
+
+#define CONFIG_NITEMS(a)	(sizeof(a) / sizeof((a)[0]))
+#define CONFIG_FIELD(base, key, type) \
+	((type *)(void *)((char *)(base) + (key)->offset))
+
+struct config_ctx;
+struct config_key;
+
+/*
+ * Parses value into the field key->offset bytes into base (the section's
+ * struct).  Returns 0, or a negative code with err filled; the field keeps
+ * its old value on failure.
+ */
+typedef int (*config_parse_fn)(const struct config_ctx *ctx,
+    const struct config_key *key, void *base, const char *value,
+    struct bd_error *err);
+
+enum config_key_flag {
+	CONFIG_KEY_REQUIRED = 1 << 0,
+	CONFIG_KEY_ZERO_OK = 1 << 1,	/* a duration that may be 0 */
+	CONFIG_KEY_URL = 1 << 2,	/* user-info hidden in JSON output */
+};
+
+struct config_key {
+	const char	*name;
+	config_parse_fn	 parse;
+	size_t		 offset;
+	int		 flags;		/* enum config_key_flag bits */
+	uint64_t	 min, max;	/* for integers */
+	const struct config_enum *words; /* for enums, stored as an int */
+};
+
+struct config_section_def {
+	const char		*type;		/* "host" in [host NAME] */
+	int			 named;
+	const struct config_key	*keys;
+	size_t			 nkeys;
+	/* Makes room for the section; 0, or -1 after reporting an error. */
+	int			(*begin)(struct config_ctx *, const char *name);
+	/* The struct the keys of the current section fill. */
+	void			*(*base)(struct config *, size_t index);
+	/* Checks that span keys of one section, run at its end. */
+	void			(*finish)(struct config_ctx *);
+};
+
+/* A value name and the number it stands for, for enum-like keys. */
+struct config_enum {
+	const char	*name;
+	int		 value;
+};
+
+struct config_msg {
+	int	 line;
+	size_t	 seq;		/* keeps messages of one line in order */
+	char	*text;
+};
+
+struct config_ctx {
+	struct config	*cfg;
+	const char	*file;		/* as the caller named it, for messages */
+	char		*basedir;	/* absolute directory of the file */
+
+	/* Reader state. */
+	const char	*buf;
+	size_t		 len;
+	size_t		 pos;
+	int		 lineno;
+	int		 at_line_start;
+
+	/* The section being read. */
+	const struct config_section_def *sec;	/* NULL: none */
+	int		 skip;		/* bad header: ignore keys until the next */
+	size_t		 index;
+	int		 sec_line;
+	char		 label[CONFIG_NAME_MAX + 32];	/* "[host a]" */
+	int		 key_line[CONFIG_MAX_KEYS];	/* 0: not set */
+
+	int		 daemon_line;	/* header lines, 0: not seen */
+	int		 repo_line;
+	int		 (*sweep_lines)[CONFIG_MAX_KEYS];	/* per sweep */
+
+	struct config_msg *msgs;
+	size_t		 nmsgs;
+	size_t		 dropped;
+};
+
+/* config.c */
+const void *config_named_find(const void *array, size_t n, size_t size,
+	    const char *name);
+void	config_error(struct config_ctx *ctx, int line, const char *label,
+	    const char *key, const char *fmt, ...)
+	    __attribute__((format(printf, 5, 6)));
+
+/* section.c */
+const struct config_section_def *config_section_find(const char *type);
+void	config_defaults(struct config *cfg);
+void	config_section_start(struct config_ctx *ctx, const char *text,
+	    size_t len);
+void	config_section_skip(struct config_ctx *ctx);
+void	config_section_end(struct config_ctx *ctx);
+void	config_section_key(struct config_ctx *ctx, const char *name,
+	    const char *value);
+void	config_check_references(struct config_ctx *ctx);
+
+/* value.c */
+extern const struct config_enum config_log_level_words[];
+extern const struct config_enum config_host_key_words[];
+extern const struct config_enum config_role_words[];
+
+const char *config_enum_name(const struct config_enum *table, int value);
+int	config_name_valid(const char *s);
+int	config_value_string(const struct config_ctx *, const struct config_key *,
+	    void *, const char *, struct bd_error *);
+int	config_value_path(const struct config_ctx *, const struct config_key *,
+	    void *, const char *, struct bd_error *);
+int	config_value_name(const struct config_ctx *, const struct config_key *,
+	    void *, const char *, struct bd_error *);
+int	config_value_uint(const struct config_ctx *, const struct config_key *,
+	    void *, const char *, struct bd_error *);
+int	config_value_mode(const struct config_ctx *, const struct config_key *,
+	    void *, const char *, struct bd_error *);
+int	config_value_duration(const struct config_ctx *,
+	    const struct config_key *, void *, const char *, struct bd_error *);
+int	config_value_fraction(const struct config_ctx *,
+	    const struct config_key *, void *, const char *, struct bd_error *);
+int	config_value_enum(const struct config_ctx *, const struct config_key *,
+	    void *, const char *, struct bd_error *);
+int	config_value_roles(const struct config_ctx *, const struct config_key *,
+	    void *, const char *, struct bd_error *);
+int	config_value_address(const struct config_ctx *,
+	    const struct config_key *, void *, const char *, struct bd_error *);
+int	config_value_metrics(const struct config_ctx *,
+	    const struct config_key *, void *, const char *, struct bd_error *);
+
+#endif

@@ -1,0 +1,517 @@
+/*
+ * Sections and their keys: one table per section type says which keys it
+ * has, how each value is parsed and which are required, so adding a key is
+ * one line here and one field in config.h.
+ */
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "common/error.h"
+#include "common/xmalloc.h"
+#include "config/config.h"
+#include "config/internal.h"
+#include "daemon/log.h"
+
+#define KEY(st, name, fn, flags, lo, hi) \
+	{ #name, config_value_##fn, offsetof(struct st, name), flags, lo, hi, \
+	  NULL }
+#define KEYF(st, name, field, fn, flags) \
+	{ #name, config_value_##fn, offsetof(struct st, field), flags, 0, 0, \
+	  NULL }
+#define KEYE(st, name, words) \
+	{ #name, config_value_enum, offsetof(struct st, name), 0, 0, 0, words }
+#define REQ	CONFIG_KEY_REQUIRED
+
+static const struct config_key config_daemon_keys[] = {
+	KEY(config_daemon, socket, path, 0, 0, 0),
+	KEY(config_daemon, socket_mode, mode, 0, 0, 0),
+	KEY(config_daemon, socket_group, name, 0, 0, 0),
+	KEY(config_daemon, database, path, 0, 0, 0),
+	KEY(config_daemon, workdir, path, 0, 0, 0),
+	KEYE(config_daemon, log_level, config_log_level_words),
+	KEY(config_daemon, max_clients, uint, 0, 1, 100000),
+	KEY(config_daemon, max_clients_per_uid, uint, 0, 1, 100000),
+	KEY(config_daemon, report_hook, string, 0, 0, 0),
+};
+
+static const struct config_key config_repo_keys[] = {
+	KEY(config_repo, path, path, REQ, 0, 0),
+	KEY(config_repo, url, string, CONFIG_KEY_URL, 0, 0),
+	KEYF(config_repo, fetch_interval, fetch_interval_ms, duration,
+	    CONFIG_KEY_ZERO_OK),
+};
+
+static const struct config_key config_host_keys[] = {
+	KEY(config_host, address, address, REQ, 0, 0),
+	KEY(config_host, port, uint, 0, 1, 65535),
+	KEY(config_host, user, name, REQ, 0, 0),
+	KEY(config_host, identity, path, REQ, 0, 0),
+	KEY(config_host, passphrase_file, path, 0, 0, 0),
+	KEY(config_host, known_hosts, path, REQ, 0, 0),
+	KEYE(config_host, host_key, config_host_key_words),
+	KEY(config_host, group, name, 0, 0, 0),
+	KEY(config_host, roles, roles, 0, 0, 0),
+	KEY(config_host, workdir, string, 0, 0, 0),
+	KEYF(config_host, connect_timeout, connect_timeout_ms, duration, 0),
+	KEYF(config_host, keepalive, keepalive_ms, duration, 0),
+	KEY(config_host, quarantine_after, uint, 0, 1, 1000),
+	KEY(config_host, power_cycle, string, 0, 0, 0),
+};
+
+static const struct config_key config_benchmark_keys[] = {
+	KEY(config_benchmark, build, string, 0, 0, 0),
+	KEY(config_benchmark, artifact, string, 0, 0, 0),
+	KEY(config_benchmark, install, string, 0, 0, 0),
+	KEY(config_benchmark, reboot, string, 0, 0, 0),
+	KEY(config_benchmark, boot_check, string, 0, 0, 0),
+	KEY(config_benchmark, expect_kernel, string, 0, 0, 0),
+	KEY(config_benchmark, run, string, REQ, 0, 0),
+	KEY(config_benchmark, collect, string, 0, 0, 0),
+	KEY(config_benchmark, result_file, string, 0, 0, 0),
+	KEYF(config_benchmark, build_timeout, build_timeout_ms, duration, 0),
+	KEYF(config_benchmark, install_timeout, install_timeout_ms, duration,
+	    0),
+	KEYF(config_benchmark, boot_timeout, boot_timeout_ms, duration, 0),
+	KEYF(config_benchmark, run_timeout, run_timeout_ms, duration, 0),
+	KEY(config_benchmark, metrics, metrics, REQ, 0, 0),
+	KEY(config_benchmark, min_change, fraction, 0, 0, 0),
+};
+
+/* Indexes of the keys that config_sweep_check reports on. */
+enum { SWEEP_KEY_BENCHMARK, SWEEP_KEY_METRIC, SWEEP_KEY_GROUP };
+static const struct config_key config_sweep_keys[] = {
+	[SWEEP_KEY_BENCHMARK] = KEY(config_sweep, benchmark, name, REQ, 0, 0),
+	[SWEEP_KEY_METRIC] = KEY(config_sweep, metric, name, REQ, 0, 0),
+	[SWEEP_KEY_GROUP] = KEY(config_sweep, group, name, REQ, 0, 0),
+	KEY(config_sweep, tag_pattern, string, REQ, 0, 0),
+	KEYF(config_sweep, interval, interval_ms, duration, 0),
+};
+
+_Static_assert(CONFIG_NITEMS(config_daemon_keys) <= CONFIG_MAX_KEYS &&
+    CONFIG_NITEMS(config_repo_keys) <= CONFIG_MAX_KEYS &&
+    CONFIG_NITEMS(config_host_keys) <= CONFIG_MAX_KEYS &&
+    CONFIG_NITEMS(config_benchmark_keys) <= CONFIG_MAX_KEYS &&
+    CONFIG_NITEMS(config_sweep_keys) <= CONFIG_MAX_KEYS,
+    "ctx->key_line is too short for a section");
+
+/* Daemon defaults hold even when the file has no [daemon] section. */
+void
+config_defaults(struct config *cfg)
+{
+	struct config_daemon *d = &cfg->daemon;
+
+	d->socket = xstrdup(CONFIG_DEFAULT_SOCKET);
+	d->socket_mode = 0660;
+	d->database = xstrdup(CONFIG_DEFAULT_DATABASE);
+	d->workdir = xstrdup(CONFIG_DEFAULT_WORKDIR);
+	d->log_level = LOG_LEVEL_INFO;
+	d->max_clients = 64;
+	d->max_clients_per_uid = 16;
+}
+
+/*
+ * A second section of one type and name is reported at its header, given
+ * the first one's header line (0: there is none).  Returns 0 or -1.
+ */
+static int
+config_dup_check(struct config_ctx *ctx, int first)
+{
+	if (first == 0)
+		return 0;
+	config_error(ctx, ctx->sec_line, ctx->label, NULL,
+	    "duplicate section (first at line %d)", first);
+	return -1;
+}
+
+/* [daemon] and [repo] may appear once. */
+static int
+config_once(struct config_ctx *ctx, int *seen)
+{
+	if (config_dup_check(ctx, *seen) < 0)
+		return -1;
+	*seen = ctx->sec_line;
+	return 0;
+}
+
+static int
+config_daemon_begin(struct config_ctx *ctx, const char *name)
+{
+	(void)name;
+	return config_once(ctx, &ctx->daemon_line);
+}
+
+static void *
+config_daemon_base(struct config *cfg, size_t index)
+{
+	(void)index;
+	return &cfg->daemon;
+}
+
+/* Index of a key in its section's table; def->nkeys when unknown. */
+static size_t
+config_key_index(const struct config_section_def *def, const char *name)
+{
+	size_t i;
+
+	for (i = 0; i < def->nkeys; i++)
+		if (strcmp(def->keys[i].name, name) == 0)
+			break;
+	return i;
+}
+
+/* Line of a key of the current section by name, 0 when it was not set. */
+static int
+config_key_line(const struct config_ctx *ctx, const char *name)
+{
+	size_t i = config_key_index(ctx->sec, name);
+
+	return i < ctx->sec->nkeys ? ctx->key_line[i] : 0;
+}
+
+/* The per-uid cap cannot exceed the total cap, whichever key was set. */
+static void
+config_daemon_finish(struct config_ctx *ctx)
+{
+	const struct config_daemon *d = &ctx->cfg->daemon;
+	int line = config_key_line(ctx, "max_clients_per_uid");
+
+	if (line == 0)
+		line = config_key_line(ctx, "max_clients");
+	if (d->max_clients_per_uid > d->max_clients)
+		config_error(ctx, line, ctx->label, "max_clients_per_uid",
+		    "%u is above max_clients (%u)", d->max_clients_per_uid,
+		    d->max_clients);
+}
+
+static int
+config_repo_begin(struct config_ctx *ctx, const char *name)
+{
+	(void)name;
+	return config_once(ctx, &ctx->repo_line);
+}
+
+static void *
+config_repo_base(struct config *cfg, size_t index)
+{
+	(void)index;
+	return &cfg->repo;
+}
+
+/* Grows a section array by one zeroed element, at ctx->index. */
+#define CONFIG_APPEND(ctx, arr, n) \
+	((arr) = xreallocarray((arr), (n) + 1, sizeof(*(arr))), \
+	    (ctx)->index = (n)++, \
+	    memset(&(arr)[(ctx)->index], 0, sizeof(*(arr))), \
+	    &(arr)[(ctx)->index])
+
+static int
+config_host_begin(struct config_ctx *ctx, const char *name)
+{
+	struct config *cfg = ctx->cfg;
+	const struct config_host *old = config_host_find(cfg, name);
+	struct config_host *h;
+
+	if (config_dup_check(ctx, old != NULL ? old->line : 0) < 0)
+		return -1;
+	h = CONFIG_APPEND(ctx, cfg->hosts, cfg->nhosts);
+	h->name = xstrdup(name);
+	h->line = ctx->sec_line;
+	h->port = 22;
+	h->host_key = CONFIG_HOST_KEY_STRICT;
+	h->group = xstrdup(CONFIG_DEFAULT_GROUP);
+	h->roles = CONFIG_ROLE_BUILD | CONFIG_ROLE_TEST;
+	h->workdir = xstrdup("/var/tmp/bisectd");
+	h->connect_timeout_ms = 10 * 1000;
+	h->keepalive_ms = 15 * 1000;
+	h->quarantine_after = 3;
+	return 0;
+}
+
+static void *
+config_host_base(struct config *cfg, size_t index)
+{
+	return &cfg->hosts[index];
+}
+
+static int
+config_benchmark_begin(struct config_ctx *ctx, const char *name)
+{
+	struct config *cfg = ctx->cfg;
+	const struct config_benchmark *old = config_benchmark_find(cfg, name);
+	struct config_benchmark *b;
+
+	if (config_dup_check(ctx, old != NULL ? old->line : 0) < 0)
+		return -1;
+	b = CONFIG_APPEND(ctx, cfg->benchmarks, cfg->nbenchmarks);
+	b->name = xstrdup(name);
+	b->line = ctx->sec_line;
+	b->build_timeout_ms = 2 * 60 * 60 * 1000;
+	b->install_timeout_ms = 10 * 60 * 1000;
+	b->boot_timeout_ms = 10 * 60 * 1000;
+	b->run_timeout_ms = 60 * 60 * 1000;
+	b->min_change = 0.01;
+	return 0;
+}
+
+static void *
+config_benchmark_base(struct config *cfg, size_t index)
+{
+	return &cfg->benchmarks[index];
+}
+
+/* Step keys that only make sense together. */
+static void
+config_benchmark_finish(struct config_ctx *ctx)
+{
+	static const struct {
+		const char *key;
+		const char *other;
+		int	 exclusive;	/* 1: not both; 0: not one without other */
+		const char *why;
+	} rules[] = {
+		{ "artifact", "build", 0, "needs a build step" },
+		{ "expect_kernel", "boot_check", 0, "needs boot_check" },
+		{ "boot_check", "expect_kernel", 0,
+		    "needs expect_kernel to compare with" },
+		{ "result_file", "collect", 1,
+		    "set collect or result_file, not both" },
+	};
+	size_t i;
+	int line, other;
+
+	for (i = 0; i < CONFIG_NITEMS(rules); i++) {
+		line = config_key_line(ctx, rules[i].key);
+		other = config_key_line(ctx, rules[i].other) != 0;
+		if (line != 0 && other == rules[i].exclusive)
+			config_error(ctx, line, ctx->label, rules[i].key, "%s",
+			    rules[i].why);
+	}
+}
+
+static int
+config_sweep_begin(struct config_ctx *ctx, const char *name)
+{
+	struct config *cfg = ctx->cfg;
+	const struct config_sweep *old = config_sweep_find(cfg, name);
+	struct config_sweep *w;
+
+	if (config_dup_check(ctx, old != NULL ? old->line : 0) < 0)
+		return -1;
+	ctx->sweep_lines = xreallocarray(ctx->sweep_lines, cfg->nsweeps + 1,
+	    sizeof(*ctx->sweep_lines));
+	w = CONFIG_APPEND(ctx, cfg->sweeps, cfg->nsweeps);
+	w->name = xstrdup(name);
+	w->line = ctx->sec_line;
+	w->interval_ms = 60 * 60 * 1000;
+	return 0;
+}
+
+static void *
+config_sweep_base(struct config *cfg, size_t index)
+{
+	return &cfg->sweeps[index];
+}
+
+/* References are checked after the whole file: keep the key lines. */
+static void
+config_sweep_finish(struct config_ctx *ctx)
+{
+	memcpy(ctx->sweep_lines[ctx->index], ctx->key_line,
+	    sizeof(ctx->key_line));
+}
+
+#define SECTION(type, named, keys, finish) \
+	{ #type, named, keys, CONFIG_NITEMS(keys), config_##type##_begin, \
+	  config_##type##_base, finish }
+
+static const struct config_section_def config_sections[] = {
+	SECTION(daemon, 0, config_daemon_keys, config_daemon_finish),
+	SECTION(repo, 0, config_repo_keys, NULL),
+	SECTION(host, 1, config_host_keys, NULL),
+	SECTION(benchmark, 1, config_benchmark_keys, config_benchmark_finish),
+	SECTION(sweep, 1, config_sweep_keys, config_sweep_finish),
+};
+
+/* config_to_json walks the same tables, so it cannot miss a key. */
+const struct config_section_def *
+config_section_find(const char *type)
+{
+	size_t i;
+
+	for (i = 0; i < CONFIG_NITEMS(config_sections); i++)
+		if (strcmp(config_sections[i].type, type) == 0)
+			return &config_sections[i];
+	return NULL;
+}
+
+/* Keys after a broken header belong to no section and are not checked. */
+void
+config_section_skip(struct config_ctx *ctx)
+{
+	ctx->sec = NULL;
+	ctx->skip = 1;
+}
+
+/*
+ * Starts the section named by the text between the brackets, "TYPE" or
+ * "TYPE NAME".  A bad header is reported once and its keys are skipped.
+ */
+void
+config_section_start(struct config_ctx *ctx, const char *text, size_t len)
+{
+	const struct config_section_def *def = NULL;
+	char *copy = xstrndup(text, len), *word[3] = { NULL }, *save = NULL;
+	const char *name;
+	size_t n;
+
+	config_section_skip(ctx);
+	ctx->sec_line = ctx->lineno;
+	memset(ctx->key_line, 0, sizeof(ctx->key_line));
+	snprintf(ctx->label, sizeof(ctx->label), "[%.*s]",
+	    (int)(len > CONFIG_NAME_MAX + 16 ? CONFIG_NAME_MAX + 16 : len),
+	    copy);
+	for (n = 0; n < 3; n++)
+		if ((word[n] = strtok_r(n == 0 ? copy : NULL, " \t", &save)) ==
+		    NULL)
+			break;
+	name = word[1];
+	if (n >= 1)
+		def = config_section_find(word[0]);
+	if (n < 1 || n > 2)
+		config_error(ctx, ctx->lineno, ctx->label, NULL,
+		    "expected [TYPE] or [TYPE NAME]");
+	else if (def == NULL)
+		config_error(ctx, ctx->lineno, ctx->label, NULL,
+		    "unknown section (expected daemon, repo, host NAME, "
+		    "benchmark NAME or sweep NAME)");
+	else if (def->named && n != 2)
+		config_error(ctx, ctx->lineno, ctx->label, NULL,
+		    "needs a name: [%s NAME]", def->type);
+	else if (!def->named && n != 1)
+		config_error(ctx, ctx->lineno, ctx->label, NULL,
+		    "takes no name: [%s]", def->type);
+	else if (def->named && !config_name_valid(name))
+		config_error(ctx, ctx->lineno, ctx->label, NULL,
+		    "invalid name '%s' (up to %d letters, digits, '.', '_' "
+		    "or '-')", name, CONFIG_NAME_MAX);
+	else {
+		if (def->named)
+			snprintf(ctx->label, sizeof(ctx->label), "[%s %s]",
+			    def->type, name);
+		else
+			snprintf(ctx->label, sizeof(ctx->label), "[%s]",
+			    def->type);
+		if (def->begin(ctx, name) == 0) {
+			ctx->sec = def;
+			ctx->skip = 0;
+		}
+	}
+	free(copy);
+}
+
+/* Required keys are known missing only when the section is over. */
+void
+config_section_end(struct config_ctx *ctx)
+{
+	const struct config_section_def *def = ctx->sec;
+	size_t i;
+
+	if (def == NULL)
+		return;
+	for (i = 0; i < def->nkeys; i++)
+		if ((def->keys[i].flags & CONFIG_KEY_REQUIRED) &&
+		    ctx->key_line[i] == 0)
+			config_error(ctx, ctx->sec_line, ctx->label,
+			    def->keys[i].name, "required key missing");
+	if (def->finish != NULL)
+		def->finish(ctx);
+	config_section_skip(ctx);
+	ctx->skip = 0;
+}
+
+/* One key = value line of the current section. */
+void
+config_section_key(struct config_ctx *ctx, const char *name,
+    const char *value)
+{
+	const struct config_section_def *def = ctx->sec;
+	struct bd_error err;
+	size_t i;
+
+	if (def == NULL) {
+		if (!ctx->skip)
+			config_error(ctx, ctx->lineno, NULL, name,
+			    "key outside any section");
+		return;
+	}
+	if (name[0] == '\0') {
+		config_error(ctx, ctx->lineno, ctx->label, NULL,
+		    "missing key name before '='");
+		return;
+	}
+	i = config_key_index(def, name);
+	if (i == def->nkeys) {
+		config_error(ctx, ctx->lineno, ctx->label, name, "unknown key");
+		return;
+	}
+	if (ctx->key_line[i] != 0) {
+		config_error(ctx, ctx->lineno, ctx->label, name,
+		    "duplicate key (first at line %d)", ctx->key_line[i]);
+		return;
+	}
+	ctx->key_line[i] = ctx->lineno;
+	bd_error_clear(&err);
+	if (def->keys[i].parse(ctx, &def->keys[i],
+	    def->base(ctx->cfg, ctx->index), value, &err) < 0)
+		config_error(ctx, ctx->lineno, ctx->label, name, "%s", err.msg);
+}
+
+/* A sweep names a benchmark, one of its metrics and a host group. */
+static void
+config_sweep_check(struct config_ctx *ctx, const struct config_sweep *w,
+    const int *lines)
+{
+	const struct config *cfg = ctx->cfg;
+	const struct config_benchmark *b = NULL;
+	char label[CONFIG_NAME_MAX + 16];
+	unsigned roles;
+
+	snprintf(label, sizeof(label), "[sweep %s]", w->name);
+	if (cfg->repo.path == NULL)
+		config_error(ctx, w->line, label, NULL,
+		    "a sweep needs a [repo] section");
+	if (w->benchmark != NULL) {
+		b = config_benchmark_find(cfg, w->benchmark);
+		if (b == NULL)
+			config_error(ctx, lines[SWEEP_KEY_BENCHMARK], label,
+			    "benchmark", "no [benchmark %s]", w->benchmark);
+	}
+	if (b != NULL && w->metric != NULL &&
+	    config_metric_find(b, w->metric) == NULL)
+		config_error(ctx, lines[SWEEP_KEY_METRIC], label, "metric",
+		    "[benchmark %s] has no metric '%s'", b->name, w->metric);
+	if (w->group == NULL)
+		return;
+	roles = config_group_roles(cfg, w->group);
+	if (roles == 0)
+		config_error(ctx, lines[SWEEP_KEY_GROUP], label, "group",
+		    "no [host] has group = %s", w->group);
+	else if ((roles & CONFIG_ROLE_BUILD) == 0 ||
+	    (roles & CONFIG_ROLE_TEST) == 0)
+		config_error(ctx, lines[SWEEP_KEY_GROUP], label, "group",
+		    "group %s has no host with the %s role", w->group,
+		    (roles & CONFIG_ROLE_BUILD) ? "test" : "build");
+}
+
+/* Checks that need the whole file: names one section gives another. */
+void
+config_check_references(struct config_ctx *ctx)
+{
+	size_t i;
+
+	for (i = 0; i < ctx->cfg->nsweeps; i++)
+		config_sweep_check(ctx, &ctx->cfg->sweeps[i],
+		    ctx->sweep_lines[i]);
+}
