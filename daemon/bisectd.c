@@ -1,3 +1,104 @@
-/* Placeholder until the daemon lands. */
+/*
+ * bisectd: loads and checks the configuration, detaches unless -f, then
+ * runs the daemon's loop until SIGINT or SIGTERM.
+ */
+#include <getopt.h>
+#include <signal.h>
 #include <stdio.h>
-int main(void) { fputs("bisectd: not built yet\n", stderr); return 1; }
+#include <stdlib.h>
+#include <string.h>
+
+#include "common/error.h"
+#include "config/config.h"
+#include "daemon/daemon.h"
+#include "daemon/log.h"
+#include "daemon/proto.h"
+
+/* Usage errors exit 64 (EX_USAGE), distinct from configuration errors. */
+static void __attribute__((noreturn))
+usage(void)
+{
+	fprintf(stderr, "usage: bisectd [-fnV] [-c config]\n");
+	exit(64);
+}
+
+/* -n and a failed start both print every error, never just the first. */
+static int
+load_config(struct config *cfg, const char *path)
+{
+	struct config_errors errs = { NULL, 0 };
+	size_t i;
+	int rc;
+
+	rc = config_load(cfg, path, &errs);
+	for (i = 0; i < errs.n; i++)
+		fprintf(stderr, "%s\n", errs.msgs[i]);
+	config_errors_release(&errs);
+	return rc;
+}
+
+/* Order matters: config, then detach, then resources, then the loop. */
+int
+main(int argc, char **argv)
+{
+	const char *path = CONFIG_DEFAULT_PATH;
+	struct config cfg;
+	struct daemon d;
+	struct bd_error err;
+	int ch, foreground = 0, check = 0, ready = -1, rc;
+
+	while ((ch = getopt(argc, argv, "c:fnV")) != -1) {
+		switch (ch) {
+		case 'c':
+			path = optarg;
+			break;
+		case 'f':
+			foreground = 1;
+			break;
+		case 'n':
+			check = 1;
+			break;
+		case 'V':
+			printf("bisectd %s (protocol %d)\n", BISECTD_VERSION,
+			    PROTO_VERSION);
+			return 0;
+		default:
+			usage();
+		}
+	}
+	if (optind != argc)
+		usage();
+
+	config_init(&cfg);
+	if (load_config(&cfg, path) < 0) {
+		config_release(&cfg);
+		return CONFIG_EX_CONFIG;
+	}
+	if (check) {
+		printf("configuration OK\n");
+		config_release(&cfg);
+		return 0;
+	}
+
+	signal(SIGPIPE, SIG_IGN);
+	daemon_signals_block();
+	log_init("bisectd", 1, (enum log_level)cfg.daemon.log_level);
+	bd_error_clear(&err);
+	if (!foreground && (ready = daemon_detach_begin(&err)) < 0) {
+		log_warnx("%s", err.msg);
+		config_release(&cfg);
+		return 1;
+	}
+	rc = daemon_init(&d, path, &cfg, &err);
+	if (rc < 0) {
+		log_warnx("cannot start: %s", err.msg);
+		daemon_release(&d);
+		return 1;
+	}
+	if (!foreground)
+		daemon_detach_finish(ready, "bisectd", d.cfg.daemon.log_level);
+	daemon_run(&d);
+	daemon_release(&d);
+	log_info("bisectd stopped");
+	return 0;
+}

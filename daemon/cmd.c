@@ -1,0 +1,326 @@
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "common/xmalloc.h"
+#include "config/config.h"
+#include "daemon/cmd.h"
+#include "daemon/ctl.h"
+#include "daemon/daemon.h"
+#include "daemon/log.h"
+#include "store/store.h"
+
+static cmd_fn	cmd_ping;
+static cmd_fn	cmd_version;
+static cmd_fn	cmd_config;
+static cmd_fn	cmd_hosts;
+static cmd_fn	cmd_reload;
+
+static const struct cmd_field cmd_hosts_fields[] = {
+	{ "group", CMD_T_STRING, 0 },
+	{ NULL, 0, 0 }
+};
+
+/* Every command the daemon answers; docs/protocol.md describes each row. */
+static const struct cmd_entry cmd_table[] = {
+	{ "ping",	cmd_ping,	0,			NULL },
+	{ "version",	cmd_version,	0,			NULL },
+	{ "config",	cmd_config,	0,			NULL },
+	{ "hosts",	cmd_hosts,	0,			cmd_hosts_fields },
+	{ "reload",	cmd_reload,	CMD_STATE_CHANGING,	NULL },
+};
+
+static const char *const cmd_type_names[] = {
+	[CMD_T_STRING] = "a string",
+	[CMD_T_INTEGER] = "an integer",
+	[CMD_T_NUMBER] = "a number",
+	[CMD_T_BOOL] = "true or false",
+	[CMD_T_STRINGS] = "an array of strings",
+	[CMD_T_OBJECT] = "an object",
+};
+
+static const struct {
+	unsigned	 bit;
+	const char	*name;
+} cmd_roles[] = {
+	{ CONFIG_ROLE_BUILD, "build" },
+	{ CONFIG_ROLE_TEST, "test" },
+};
+
+/* A linear walk: the table is short and read once per request. */
+const struct cmd_entry *
+cmd_find(const char *name)
+{
+	size_t i;
+
+	for (i = 0; i < sizeof(cmd_table) / sizeof(cmd_table[0]); i++)
+		if (strcmp(cmd_table[i].name, name) == 0)
+			return &cmd_table[i];
+	return NULL;
+}
+
+/* Handlers fail through one function so every error has a code and text. */
+int
+cmd_fail(struct cmd_ctx *ctx, enum proto_error e, const char *fmt, ...)
+{
+	va_list ap;
+
+	ctx->error = e;
+	va_start(ap, fmt);
+	vsnprintf(ctx->message, sizeof(ctx->message), fmt, ap);
+	va_end(ap);
+	return -1;
+}
+
+/* The cheapest way for a client or a test to see the daemon answer. */
+static int
+cmd_ping(struct cmd_ctx *ctx)
+{
+	json_object_set_new(ctx->reply, "pong", json_true());
+	return 0;
+}
+
+/* Lets a client check what it talks to, and tests which process. */
+static int
+cmd_version(struct cmd_ctx *ctx)
+{
+	int64_t up = (daemon_now_ms() - ctx->d->started_ms) / 1000;
+
+	json_object_set_new(ctx->reply, "version", json_string(BISECTD_VERSION));
+	json_object_set_new(ctx->reply, "protocol", json_integer(PROTO_VERSION));
+	json_object_set_new(ctx->reply, "pid", json_integer(getpid()));
+	json_object_set_new(ctx->reply, "uptime_s", json_integer(up));
+	return 0;
+}
+
+/* Shows what the daemon really uses: defaults filled, secrets left out. */
+static int
+cmd_config(struct cmd_ctx *ctx)
+{
+	json_t *c = config_to_json(&ctx->d->cfg);
+
+	if (c == NULL)
+		return cmd_fail(ctx, PROTO_E_INTERNAL,
+		    "cannot encode the configuration");
+	json_object_set_new(ctx->reply, "config", c);
+	return 0;
+}
+
+/* One host as the protocol shows it; the pool's view supplies the state. */
+static json_t *
+cmd_host_json(const struct daemon *d, const struct config_host *h)
+{
+	json_t *roles = json_array();
+	size_t i;
+
+	for (i = 0; i < sizeof(cmd_roles) / sizeof(cmd_roles[0]); i++)
+		if (h->roles & cmd_roles[i].bit)
+			json_array_append_new(roles,
+			    json_string(cmd_roles[i].name));
+	return json_pack("{s:s, s:s, s:I, s:s, s:o, s:s}",
+	    "name", h->name, "address", h->address, "port", (json_int_t)h->port,
+	    "group", h->group ? h->group : "", "roles", roles,
+	    "state", daemon_host_state(d, h));
+}
+
+/* The fleet as configured; the optional group narrows it. */
+static int
+cmd_hosts(struct cmd_ctx *ctx)
+{
+	const struct config *cfg = &ctx->d->cfg;
+	json_t *group = json_object_get(ctx->req, "group");
+	const char *want = group ? json_string_value(group) : NULL;
+	json_t *hosts = json_array(), *h;
+	size_t i;
+
+	for (i = 0; i < cfg->nhosts; i++) {
+		if (want != NULL && (cfg->hosts[i].group == NULL ||
+		    strcmp(cfg->hosts[i].group, want) != 0))
+			continue;
+		h = cmd_host_json(ctx->d, &cfg->hosts[i]);
+		if (h == NULL) {
+			json_decref(hosts);
+			return cmd_fail(ctx, PROTO_E_INTERNAL,
+			    "cannot encode host %s", cfg->hosts[i].name);
+		}
+		json_array_append_new(hosts, h);
+	}
+	json_object_set_new(ctx->reply, "hosts", hosts);
+	return 0;
+}
+
+/* The same reload as SIGHUP, but the caller learns what went wrong. */
+static int
+cmd_reload(struct cmd_ctx *ctx)
+{
+	struct config_errors errs = { NULL, 0 };
+	json_t *restart = json_array(), *list;
+	size_t i;
+
+	if (daemon_reload(ctx->d, &errs, restart) < 0) {
+		list = json_array();
+		for (i = 0; i < errs.n; i++)
+			json_array_append_new(list, json_string(errs.msgs[i]));
+		ctx->detail = json_pack("{s:o}", "errors", list);
+		cmd_fail(ctx, PROTO_E_INVALID_CONFIG,
+		    "%zu error%s in %s; the old configuration stays", errs.n,
+		    errs.n == 1 ? "" : "s", ctx->d->config_path);
+		config_errors_release(&errs);
+		json_decref(restart);
+		return -1;
+	}
+	config_errors_release(&errs);
+	json_object_set_new(ctx->reply, "reloaded", json_true());
+	json_object_set_new(ctx->reply, "restart_needed", restart);
+	return 0;
+}
+
+/* One check per declared type keeps handlers free of type tests. */
+static int
+cmd_type_ok(const json_t *v, enum cmd_type t)
+{
+	size_t i;
+	json_t *e;
+
+	switch (t) {
+	case CMD_T_STRING:
+		return json_is_string(v);
+	case CMD_T_INTEGER:
+		return json_is_integer(v);
+	case CMD_T_NUMBER:
+		return json_is_number(v);
+	case CMD_T_BOOL:
+		return json_is_boolean(v);
+	case CMD_T_OBJECT:
+		return json_is_object(v);
+	case CMD_T_STRINGS:
+		if (!json_is_array(v))
+			return 0;
+		json_array_foreach(v, i, e)
+			if (!json_is_string(e))
+				return 0;
+		return 1;
+	}
+	return 0;
+}
+
+/*
+ * Checks everything the table promises before a handler runs, so handlers
+ * may take their declared fields' types for granted.
+ */
+static int
+cmd_check(struct cmd_ctx *ctx, const struct cmd_entry **ep)
+{
+	const struct cmd_field *f;
+	json_t *cmd, *v;
+
+	cmd = json_object_get(ctx->req, "cmd");
+	if (cmd == NULL)
+		return cmd_fail(ctx, PROTO_E_MISSING_FIELD,
+		    "field cmd is required");
+	if (!json_is_string(cmd))
+		return cmd_fail(ctx, PROTO_E_BAD_TYPE,
+		    "field cmd must be a string");
+	*ep = cmd_find(json_string_value(cmd));
+	if (*ep == NULL)
+		return cmd_fail(ctx, PROTO_E_UNKNOWN_COMMAND,
+		    "unknown command %.64s", json_string_value(cmd));
+	for (f = (*ep)->fields; f != NULL && f->name != NULL; f++) {
+		v = json_object_get(ctx->req, f->name);
+		if (v == NULL && f->required)
+			return cmd_fail(ctx, PROTO_E_MISSING_FIELD,
+			    "%s: field %s is required", (*ep)->name, f->name);
+		if (v != NULL && !cmd_type_ok(v, f->type))
+			return cmd_fail(ctx, PROTO_E_BAD_TYPE,
+			    "%s: field %s must be %s", (*ep)->name, f->name,
+			    cmd_type_names[f->type]);
+	}
+	return 0;
+}
+
+/* The audit trail: who asked for what state change, and how it ended. */
+static void
+cmd_record(struct cmd_ctx *ctx, const struct cmd_entry *e, const char *line,
+    const char *outcome)
+{
+	struct bd_error err;
+
+	bd_error_clear(&err);
+	log_info("uid %u: %s: %s", (unsigned)ctx->conn->uid, e->name, outcome);
+	if (ctx->d->store == NULL)
+		return;
+	if (store_event_add(ctx->d->store, daemon_now_ms(), ctx->conn->uid,
+	    line, outcome, &err) < 0)
+		log_warnx("cannot record %s by uid %u: %s", e->name,
+		    (unsigned)ctx->conn->uid, err.msg);
+}
+
+/* Blank lines are ignored so that hand-typed sessions stay friendly. */
+static int
+cmd_blank(const char *line, size_t len)
+{
+	size_t i;
+
+	for (i = 0; i < len; i++)
+		if (line[i] != ' ' && line[i] != '\t')
+			return 0;
+	return 1;
+}
+
+/* Parses, checks, runs and replies; every path ends in exactly one reply. */
+void
+cmd_dispatch(struct ctl_conn *conn, char *line, size_t len, void *arg)
+{
+	struct cmd_ctx ctx;
+	const struct cmd_entry *e = NULL;
+	json_error_t jerr;
+	json_t *id = NULL, *reply, *eobj;
+	int rc = -1;
+	char *out;
+	size_t outlen;
+
+	if (cmd_blank(line, len))
+		return;
+	memset(&ctx, 0, sizeof(ctx));
+	ctx.d = arg;
+	ctx.conn = conn;
+	ctx.req = json_loadb(line, len, JSON_DECODE_ANY |
+	    JSON_REJECT_DUPLICATES, &jerr);
+	if (ctx.req == NULL)
+		cmd_fail(&ctx, PROTO_E_MALFORMED_JSON,
+		    "malformed JSON at byte %d: %s", jerr.position, jerr.text);
+	else if (!json_is_object(ctx.req))
+		cmd_fail(&ctx, PROTO_E_NOT_AN_OBJECT,
+		    "a request is a JSON object");
+	else if ((id = json_object_get(ctx.req, "id")) != NULL &&
+	    !json_is_string(id) && !json_is_number(id)) {
+		id = NULL;
+		cmd_fail(&ctx, PROTO_E_BAD_TYPE,
+		    "field id must be a string or a number");
+	} else if (cmd_check(&ctx, &e) == 0) {
+		ctx.reply = proto_reply_ok(id);
+		rc = e->fn(&ctx);
+	}
+	if (rc == 0)
+		reply = ctx.reply;
+	else {
+		json_decref(ctx.reply);
+		reply = proto_reply_error(id, ctx.error, ctx.message);
+		eobj = json_object_get(reply, "error");
+		if (ctx.detail != NULL)
+			json_object_update(eobj, ctx.detail);
+	}
+	if (e != NULL && (e->flags & CMD_STATE_CHANGING))
+		cmd_record(&ctx, e, line, rc == 0 ? "ok" :
+		    proto_error_code(ctx.error));
+	out = proto_encode(reply, &outlen);
+	if (out == NULL)
+		fatalx("cannot encode a reply to %s", e ? e->name : "a request");
+	ctl_conn_send(conn, out, outlen);
+	free(out);
+	json_decref(reply);
+	json_decref(ctx.detail);
+	json_decref(ctx.req);
+}

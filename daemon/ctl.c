@@ -1,0 +1,550 @@
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/un.h>
+
+#include <errno.h>
+#include <grp.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "common/xmalloc.h"
+#include "daemon/ctl.h"
+#include "daemon/log.h"
+#include "daemon/proto.h"
+
+#define CTL_BACKLOG	128
+#define CTL_IN_START	4096
+#define CTL_IN_MAX	(PROTO_LINE_MAX + 1)	/* a full line and its newline */
+
+/* One queued write; the bytes live in the same allocation as the request. */
+struct ctl_write {
+	uv_write_t	 req;
+	struct ctl_conn	*conn;
+	size_t		 len;
+	char		 data[];
+};
+
+static void	ctl_conn_abort(struct ctl_conn *);
+
+/* Fills a sockaddr_un, refusing paths the kernel would truncate. */
+static int
+ctl_addr(const char *path, struct sockaddr_un *sun, struct bd_error *err)
+{
+	memset(sun, 0, sizeof(*sun));
+	sun->sun_family = AF_UNIX;
+	if (strlen(path) >= sizeof(sun->sun_path))
+		return bd_error_set(err, -ENAMETOOLONG,
+		    "socket path %s is too long (at most %zu bytes)", path,
+		    sizeof(sun->sun_path) - 1);
+	strcpy(sun->sun_path, path);
+	return 0;
+}
+
+/* A fresh install has no /run/bisectd yet; make it rather than fail. */
+static int
+ctl_mkparent(const char *path, struct bd_error *err)
+{
+	char *dir = xstrdup(path), *p, c;
+	int rc = 0;
+
+	p = strrchr(dir, '/');
+	if (p == NULL || p == dir)
+		goto out;
+	*p = '\0';
+	for (p = dir + 1; ; p++) {
+		if (*p != '/' && *p != '\0')
+			continue;
+		c = *p;
+		*p = '\0';
+		if (mkdir(dir, 0755) == -1 && errno != EEXIST) {
+			rc = bd_error_set(err, -errno, "cannot create %s: %s",
+			    dir, strerror(errno));
+			goto out;
+		}
+		*p = c;
+		if (c == '\0')
+			break;
+	}
+out:
+	free(dir);
+	return rc;
+}
+
+/*
+ * Decides what an existing file at path means: a daemon answering there is
+ * an error, a socket nobody listens on is left over from a crash and goes.
+ */
+static int
+ctl_probe(const char *path, const struct sockaddr_un *sun,
+    struct bd_error *err)
+{
+	struct stat st;
+	int s, rc;
+
+	if (lstat(path, &st) == -1) {
+		if (errno == ENOENT)
+			return 0;
+		return bd_error_set(err, -errno, "cannot stat %s: %s", path,
+		    strerror(errno));
+	}
+	if (!S_ISSOCK(st.st_mode))
+		return bd_error_set(err, -EEXIST,
+		    "%s exists and is not a socket; not touching it", path);
+	s = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+	if (s == -1)
+		return bd_error_set(err, -errno, "socket: %s", strerror(errno));
+	rc = connect(s, (const struct sockaddr *)sun, sizeof(*sun));
+	if (rc == 0) {
+		close(s);
+		return bd_error_set(err, -EADDRINUSE,
+		    "another bisectd is already running on %s", path);
+	}
+	rc = errno;
+	close(s);
+	if (rc != ECONNREFUSED)
+		return bd_error_set(err, -rc, "cannot check %s: %s", path,
+		    strerror(rc));
+	log_info("removing stale socket %s", path);
+	if (unlink(path) == -1 && errno != ENOENT)
+		return bd_error_set(err, -errno, "cannot remove stale %s: %s",
+		    path, strerror(errno));
+	return 0;
+}
+
+/* Mode and group decide who may talk to the daemon; also used by reload. */
+int
+ctl_socket_perms(const char *path, mode_t mode, const char *group,
+    struct bd_error *err)
+{
+	struct group gr, *grp = NULL;
+	char buf[4096];
+	int rc;
+
+	if (group != NULL) {
+		rc = getgrnam_r(group, &gr, buf, sizeof(buf), &grp);
+		if (grp == NULL)
+			return bd_error_set(err, rc ? -rc : -ENOENT,
+			    "socket_group %s: no such group", group);
+		if (chown(path, (uid_t)-1, grp->gr_gid) == -1)
+			return bd_error_set(err, -errno,
+			    "cannot give %s to group %s: %s", path, group,
+			    strerror(errno));
+	}
+	if (chmod(path, mode) == -1)
+		return bd_error_set(err, -errno, "cannot chmod %s to %04o: %s",
+		    path, (unsigned)mode, strerror(errno));
+	return 0;
+}
+
+/*
+ * Plain system calls before the loop exists, so that every reason not to
+ * start is reported to whoever started the daemon.
+ */
+int
+ctl_listen(const char *path, mode_t mode, const char *group, int *fdp,
+    struct bd_error *err)
+{
+	struct sockaddr_un sun;
+	mode_t old;
+	int s = -1, rc;
+
+	if ((rc = ctl_addr(path, &sun, err)) < 0 ||
+	    (rc = ctl_mkparent(path, err)) < 0 ||
+	    (rc = ctl_probe(path, &sun, err)) < 0)
+		return rc;
+	s = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+	if (s == -1)
+		return bd_error_set(err, -errno, "socket: %s", strerror(errno));
+	/* Nobody may connect before the configured mode is in place. */
+	old = umask(0177);
+	rc = bind(s, (struct sockaddr *)&sun, sizeof(sun));
+	umask(old);
+	if (rc == -1) {
+		rc = bd_error_set(err, -errno, "cannot bind %s: %s", path,
+		    strerror(errno));
+		goto fail;
+	}
+	if ((rc = ctl_socket_perms(path, mode, group, err)) < 0) {
+		unlink(path);
+		goto fail;
+	}
+	if (listen(s, CTL_BACKLOG) == -1) {
+		rc = bd_error_set(err, -errno, "cannot listen on %s: %s", path,
+		    strerror(errno));
+		unlink(path);
+		goto fail;
+	}
+	*fdp = s;
+	return 0;
+fail:
+	close(s);
+	return rc;
+}
+
+/* Frees a connection once libuv is done with its handle. */
+static void
+ctl_conn_closed(uv_handle_t *h)
+{
+	struct ctl_conn *conn = h->data;
+	struct ctl_server *srv = conn->srv;
+
+	log_debug("client %u closed", conn->serial);
+	TAILQ_REMOVE(&srv->conns, conn, entry);
+	free(conn->in);
+	free(conn);
+	if (srv->stopping && TAILQ_EMPTY(&srv->conns) &&
+	    !uv_is_closing((uv_handle_t *)&srv->drain))
+		uv_close((uv_handle_t *)&srv->drain, NULL);
+}
+
+/* Drops a connection now, discarding whatever output is still queued. */
+static void
+ctl_conn_abort(struct ctl_conn *conn)
+{
+	conn->closing = 1;
+	if (uv_is_closing((uv_handle_t *)&conn->pipe))
+		return;
+	uv_read_stop((uv_stream_t *)&conn->pipe);
+	uv_close((uv_handle_t *)&conn->pipe, ctl_conn_closed);
+}
+
+/* Closes once the queued output has gone out (or was cancelled). */
+static void
+ctl_conn_shut(uv_shutdown_t *req, int status)
+{
+	struct ctl_conn *conn = req->handle->data;
+
+	(void)status;
+	free(req);
+	if (!uv_is_closing((uv_handle_t *)&conn->pipe))
+		uv_close((uv_handle_t *)&conn->pipe, ctl_conn_closed);
+}
+
+/* uv_shutdown waits for queued writes, so the last reply still arrives. */
+void
+ctl_conn_close(struct ctl_conn *conn)
+{
+	uv_shutdown_t *req;
+
+	if (conn->closing)
+		return;
+	conn->closing = 1;
+	uv_read_stop((uv_stream_t *)&conn->pipe);
+	req = xmalloc(sizeof(*req));
+	if (uv_shutdown(req, (uv_stream_t *)&conn->pipe, ctl_conn_shut) < 0) {
+		free(req);
+		ctl_conn_abort(conn);
+	}
+}
+
+static void	ctl_conn_read(uv_stream_t *, ssize_t, const uv_buf_t *);
+static void	ctl_conn_alloc(uv_handle_t *, size_t, uv_buf_t *);
+
+/* Resumes a paused reader once its replies have mostly drained. */
+static void
+ctl_conn_wrote(uv_write_t *req, int status)
+{
+	struct ctl_write *w = (struct ctl_write *)req;
+	struct ctl_conn *conn = w->conn;
+
+	conn->queued -= w->len;
+	free(w);
+	if (status < 0) {
+		if (status != UV_ECANCELED)
+			log_debug("client %u: write: %s", conn->serial,
+			    uv_strerror(status));
+		ctl_conn_abort(conn);
+		return;
+	}
+	if (conn->paused && !conn->closing &&
+	    conn->queued <= CTL_OUTPUT_HIGH / 2) {
+		conn->paused = 0;
+		uv_read_start((uv_stream_t *)&conn->pipe, ctl_conn_alloc,
+		    ctl_conn_read);
+	}
+}
+
+/*
+ * Never blocks: libuv writes what the socket takes and queues the rest.  A
+ * client that sends but does not read is paused, then dropped at the cap.
+ */
+void
+ctl_conn_send(struct ctl_conn *conn, const char *data, size_t len)
+{
+	struct ctl_write *w;
+	uv_buf_t buf;
+
+	if (conn->closing)
+		return;
+	if (conn->queued + len > CTL_OUTPUT_MAX) {
+		log_warnx("client %u (uid %u) does not read its replies; "
+		    "dropping it with %zu bytes queued", conn->serial,
+		    (unsigned)conn->uid, conn->queued);
+		ctl_conn_abort(conn);
+		return;
+	}
+	w = xmalloc(sizeof(*w) + len);
+	w->conn = conn;
+	w->len = len;
+	memcpy(w->data, data, len);
+	buf = uv_buf_init(w->data, (unsigned)len);
+	if (uv_write(&w->req, (uv_stream_t *)&conn->pipe, &buf, 1,
+	    ctl_conn_wrote) < 0) {
+		free(w);
+		ctl_conn_abort(conn);
+		return;
+	}
+	conn->queued += len;
+	if (conn->queued > CTL_OUTPUT_HIGH && !conn->paused) {
+		conn->paused = 1;
+		uv_read_stop((uv_stream_t *)&conn->pipe);
+	}
+}
+
+/* Replies with a protocol error and closes: for rejections and overflows. */
+static void
+ctl_conn_refuse(struct ctl_conn *conn, enum proto_error e, const char *msg)
+{
+	json_t *r = proto_reply_error(NULL, e, msg);
+	size_t len;
+	char *line = r != NULL ? proto_encode(r, &len) : NULL;
+
+	if (line != NULL)
+		ctl_conn_send(conn, line, len);
+	free(line);
+	json_decref(r);
+	ctl_conn_close(conn);
+}
+
+/* Grows the input buffer up to one maximal line, never beyond. */
+static void
+ctl_conn_alloc(uv_handle_t *h, size_t suggested, uv_buf_t *buf)
+{
+	struct ctl_conn *conn = h->data;
+
+	(void)suggested;
+	if (conn->inlen == conn->incap && conn->incap < CTL_IN_MAX) {
+		conn->incap = conn->incap ? conn->incap * 2 : CTL_IN_START;
+		if (conn->incap > CTL_IN_MAX)
+			conn->incap = CTL_IN_MAX;
+		conn->in = xreallocarray(conn->in, conn->incap, 1);
+	}
+	*buf = uv_buf_init(conn->in + conn->inlen,
+	    (unsigned)(conn->incap - conn->inlen));
+}
+
+/* Hands every complete line to the server and keeps the partial rest. */
+static void
+ctl_conn_lines(struct ctl_conn *conn)
+{
+	struct ctl_server *srv = conn->srv;
+	size_t start = 0, len;
+	char *line, *nl;
+	char msg[128];
+
+	while (!conn->closing && (nl = memchr(conn->in + start, '\n',
+	    conn->inlen - start)) != NULL) {
+		line = conn->in + start;
+		len = (size_t)(nl - line);
+		*nl = '\0';
+		start += len + 1;
+		if (len > 0 && line[len - 1] == '\r')
+			line[--len] = '\0';
+		srv->on_line(conn, line, len, srv->arg);
+	}
+	if (conn->closing)
+		return;
+	memmove(conn->in, conn->in + start, conn->inlen - start);
+	conn->inlen -= start;
+	if (conn->inlen > PROTO_LINE_MAX) {
+		snprintf(msg, sizeof(msg),
+		    "request line longer than %d bytes; closing the connection",
+		    PROTO_LINE_MAX);
+		log_info("client %u (uid %u): %s", conn->serial,
+		    (unsigned)conn->uid, msg);
+		ctl_conn_refuse(conn, PROTO_E_LINE_TOO_LONG, msg);
+	}
+}
+
+/* EOF is a normal end; any other read error drops the connection. */
+static void
+ctl_conn_read(uv_stream_t *s, ssize_t nread, const uv_buf_t *buf)
+{
+	struct ctl_conn *conn = s->data;
+
+	(void)buf;
+	if (nread == UV_EOF) {
+		/* A half-closed client still gets its pending replies. */
+		ctl_conn_close(conn);
+		return;
+	}
+	if (nread < 0) {
+		log_debug("client %u: read: %s", conn->serial,
+		    uv_strerror((int)nread));
+		ctl_conn_abort(conn);
+		return;
+	}
+	conn->inlen += (size_t)nread;
+	ctl_conn_lines(conn);
+}
+
+/* Counts connections, all or from one uid, including the ones closing. */
+static unsigned
+ctl_server_count(const struct ctl_server *srv, const struct ctl_conn *skip,
+    const uid_t *uid)
+{
+	const struct ctl_conn *c;
+	unsigned n = 0;
+
+	TAILQ_FOREACH(c, &srv->conns, entry)
+		if (c != skip && (uid == NULL || c->uid == *uid))
+			n++;
+	return n;
+}
+
+/* Admits a client only under both caps, so one user cannot starve others. */
+static void
+ctl_accept(uv_stream_t *listener, int status)
+{
+	struct ctl_server *srv = listener->data;
+	struct ctl_conn *conn;
+	struct ucred cred;
+	socklen_t clen = sizeof(cred);
+	char msg[160];
+	int fd;
+
+	if (status < 0) {
+		log_warnx("accept: %s", uv_strerror(status));
+		return;
+	}
+	conn = xcalloc(1, sizeof(*conn));
+	conn->srv = srv;
+	conn->serial = ++srv->serial;
+	uv_pipe_init(srv->loop, &conn->pipe, 0);
+	conn->pipe.data = conn;
+	TAILQ_INSERT_TAIL(&srv->conns, conn, entry);
+	if (uv_accept(listener, (uv_stream_t *)&conn->pipe) < 0) {
+		ctl_conn_abort(conn);
+		return;
+	}
+	if (uv_fileno((uv_handle_t *)&conn->pipe, &fd) < 0 ||
+	    getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &cred, &clen) == -1) {
+		log_warn("client %u: SO_PEERCRED", conn->serial);
+		ctl_conn_abort(conn);
+		return;
+	}
+	conn->uid = cred.uid;
+	conn->pid = cred.pid;
+	log_debug("client %u connected: uid %u pid %ld", conn->serial,
+	    (unsigned)conn->uid, (long)conn->pid);
+	if (srv->max_clients != 0 &&
+	    ctl_server_count(srv, conn, NULL) >= srv->max_clients) {
+		snprintf(msg, sizeof(msg), "the daemon serves at most %u "
+		    "connections (max_clients)", srv->max_clients);
+		log_info("client %u (uid %u) refused: %s", conn->serial,
+		    (unsigned)conn->uid, msg);
+		ctl_conn_refuse(conn, PROTO_E_TOO_MANY_CONNECTIONS, msg);
+		return;
+	}
+	if (srv->max_per_uid != 0 &&
+	    ctl_server_count(srv, conn, &conn->uid) >= srv->max_per_uid) {
+		snprintf(msg, sizeof(msg), "uid %u already has %u connections "
+		    "(max_clients_per_uid)", (unsigned)conn->uid,
+		    srv->max_per_uid);
+		log_info("client %u refused: %s", conn->serial, msg);
+		ctl_conn_refuse(conn, PROTO_E_TOO_MANY_CONNECTIONS, msg);
+		return;
+	}
+	uv_read_start((uv_stream_t *)&conn->pipe, ctl_conn_alloc,
+	    ctl_conn_read);
+}
+
+/* Records which file is ours before anything can fail, for release. */
+int
+ctl_server_init(struct ctl_server *srv, uv_loop_t *loop, int fd,
+    const char *path, ctl_line_cb *cb, void *arg, struct bd_error *err)
+{
+	struct stat st;
+	int rc;
+
+	memset(srv, 0, sizeof(*srv));
+	TAILQ_INIT(&srv->conns);
+	srv->loop = loop;
+	srv->path = xstrdup(path);
+	srv->on_line = cb;
+	srv->arg = arg;
+	if (stat(path, &st) == 0) {
+		srv->dev = st.st_dev;
+		srv->ino = st.st_ino;
+	}
+	uv_timer_init(loop, &srv->drain);
+	srv->drain.data = srv;
+	uv_pipe_init(loop, &srv->listener, 0);
+	srv->listener.data = srv;
+	if ((rc = uv_pipe_open(&srv->listener, fd)) < 0 ||
+	    (rc = uv_listen((uv_stream_t *)&srv->listener, CTL_BACKLOG,
+	    ctl_accept)) < 0)
+		return bd_error_set(err, -EIO, "cannot serve %s: %s", path,
+		    uv_strerror(rc));
+	return 0;
+}
+
+/* Caps come from the config and change on reload, hence a setter. */
+void
+ctl_server_set_caps(struct ctl_server *srv, unsigned max_clients,
+    unsigned max_per_uid)
+{
+	srv->max_clients = max_clients;
+	srv->max_per_uid = max_per_uid;
+}
+
+/* The shutdown deadline: a client that will not read loses its replies. */
+static void
+ctl_server_drained(uv_timer_t *t)
+{
+	struct ctl_server *srv = t->data;
+	struct ctl_conn *conn;
+
+	log_info("closing %u clients that did not take their replies",
+	    ctl_server_count(srv, NULL, NULL));
+	/* Closing never unlinks at once (that waits for libuv), so a plain
+	 * walk is safe. */
+	TAILQ_FOREACH(conn, &srv->conns, entry)
+		ctl_conn_abort(conn);
+}
+
+/* The first step of shutdown; the loop finishes the rest. */
+void
+ctl_server_stop(struct ctl_server *srv)
+{
+	struct ctl_conn *conn;
+
+	if (srv->stopping)
+		return;
+	srv->stopping = 1;
+	if (!uv_is_closing((uv_handle_t *)&srv->listener))
+		uv_close((uv_handle_t *)&srv->listener, NULL);
+	TAILQ_FOREACH(conn, &srv->conns, entry)
+		ctl_conn_close(conn);
+	if (TAILQ_EMPTY(&srv->conns))
+		uv_close((uv_handle_t *)&srv->drain, NULL);
+	else
+		uv_timer_start(&srv->drain, ctl_server_drained, CTL_DRAIN_MS,
+		    0);
+}
+
+/* Checks the inode so a successor daemon's socket is never removed. */
+void
+ctl_server_release(struct ctl_server *srv)
+{
+	struct stat st;
+
+	if (srv->path == NULL)
+		return;
+	if (lstat(srv->path, &st) == 0 && st.st_dev == srv->dev &&
+	    st.st_ino == srv->ino && unlink(srv->path) == -1)
+		log_warn("cannot remove %s", srv->path);
+	free(srv->path);
+	srv->path = NULL;
+}

@@ -1,0 +1,113 @@
+/*
+ * The control socket: a unix stream listener on the daemon's libuv loop and
+ * one line reader and output queue per client connection.
+ *
+ * ctl_listen() binds with plain system calls, before the loop exists, so
+ * that "another daemon answers here" is reported on the terminal that
+ * started bisectd.  ctl_server_init() then takes the listening descriptor
+ * over.  Every complete line goes to the server's line callback; lines over
+ * PROTO_LINE_MAX get a line-too-long reply and the connection is closed.
+ *
+ * Ownership: the server owns its connections; a connection is freed on the
+ * loop after ctl_conn_close() (or the peer hanging up) once libuv has closed
+ * its handle, so a callback may use a connection until it returns.  Output
+ * is copied by ctl_conn_send(); the caller keeps its buffer.
+ */
+#ifndef DAEMON_CTL_H
+#define DAEMON_CTL_H
+
+#include <sys/queue.h>
+#include <sys/types.h>
+
+#include <stddef.h>
+
+#include <uv.h>
+
+#include "common/error.h"
+
+/* Queued output above this pauses reading the client's requests. */
+#define CTL_OUTPUT_HIGH		(256 * 1024)
+/* Queued output above this drops the connection (a client that never reads). */
+#define CTL_OUTPUT_MAX		(4 * 1024 * 1024)
+/* How long shutdown waits for clients to take their last replies. */
+#define CTL_DRAIN_MS		5000
+
+struct ctl_conn;
+struct ctl_server;
+
+/* One complete request line, newline stripped and NUL-terminated. */
+typedef void ctl_line_cb(struct ctl_conn *conn, char *line, size_t len,
+    void *arg);
+
+struct ctl_conn {
+	uv_pipe_t		 pipe;
+	struct ctl_server	*srv;
+	uid_t			 uid;		/* SO_PEERCRED */
+	pid_t			 pid;
+	unsigned		 serial;	/* for log lines */
+	char			*in;		/* partial input */
+	size_t			 inlen;
+	size_t			 incap;
+	size_t			 queued;	/* bytes written, not yet sent */
+	int			 paused;	/* reading stopped for backpressure */
+	int			 closing;
+	/*
+	 * Event subscriptions (a bit set owned by the command layer): a
+	 * streaming command such as watch sets bits here and the daemon
+	 * writes events to every connection whose bits match.
+	 */
+	unsigned		 subscriptions;
+	TAILQ_ENTRY(ctl_conn)	 entry;
+};
+
+TAILQ_HEAD(ctl_conn_list, ctl_conn);
+
+struct ctl_server {
+	uv_loop_t		*loop;
+	uv_pipe_t		 listener;
+	uv_timer_t		 drain;
+	char			*path;		/* socket file we created */
+	dev_t			 dev;		/* its identity, so shutdown */
+	ino_t			 ino;		/* removes only our own file */
+	unsigned		 max_clients;
+	unsigned		 max_per_uid;
+	unsigned		 nconns;	/* connections not closing */
+	unsigned		 serial;
+	int			 stopping;
+	struct ctl_conn_list	 conns;
+	ctl_line_cb		*on_line;
+	void			*arg;
+};
+
+/*
+ * Binds and listens on path: creates the parent directory if missing,
+ * refuses when another process accepts connections there (-EADDRINUSE),
+ * removes a stale socket file, and applies mode and group.  Returns 0 with
+ * the listening descriptor in *fdp, or a negative errno with err filled.
+ */
+int	ctl_listen(const char *path, mode_t mode, const char *group, int *fdp,
+	    struct bd_error *err);
+/* Applies mode and group (NULL: leave it) to the socket file at path. */
+int	ctl_socket_perms(const char *path, mode_t mode, const char *group,
+	    struct bd_error *err);
+
+/* Takes over fd from ctl_listen() and starts accepting on loop. */
+int	ctl_server_init(struct ctl_server *srv, uv_loop_t *loop, int fd,
+	    const char *path, ctl_line_cb *cb, void *arg, struct bd_error *err);
+/* Connection caps; new limits apply to connections accepted afterwards. */
+void	ctl_server_set_caps(struct ctl_server *srv, unsigned max_clients,
+	    unsigned max_per_uid);
+/*
+ * Stops accepting and closes every connection once its queued output is
+ * written (or after CTL_DRAIN_MS).  The loop ends when nothing is left.
+ */
+void	ctl_server_stop(struct ctl_server *srv);
+/* After the loop ended: removes the socket file if it is still ours. */
+void	ctl_server_release(struct ctl_server *srv);
+
+/* Queues len bytes of output; drops the connection past CTL_OUTPUT_MAX. */
+void	ctl_conn_send(struct ctl_conn *conn, const char *data, size_t len);
+/* Closes after the queued output is written; reading stops at once. */
+void	ctl_conn_close(struct ctl_conn *conn);
+
+#endif

@@ -1,0 +1,351 @@
+#include <sys/stat.h>
+#include <sys/wait.h>
+
+#include <fcntl.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "common/xmalloc.h"
+#include "daemon/cmd.h"
+#include "daemon/daemon.h"
+#include "daemon/log.h"
+#include "store/store.h"
+
+/*
+ * Wall-clock time, since events are read by people and compared across
+ * restarts.
+ */
+int64_t
+daemon_now_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_REALTIME, &ts);
+	return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
+/* A single place for host state so the host pool can take it over. */
+const char *
+daemon_host_state(const struct daemon *d, const struct config_host *h)
+{
+	(void)d;
+	(void)h;
+	return "unknown";
+}
+
+/*
+ * The socket answers as soon as it listens, before the loop has signal
+ * handlers; a SIGTERM in between must wait for them rather than kill the
+ * daemon without cleanup.  Blocking also replaces whatever mask the parent
+ * left us with.
+ */
+void
+daemon_signals_block(void)
+{
+	sigset_t set;
+
+	sigemptyset(&set);
+	sigaddset(&set, SIGINT);
+	sigaddset(&set, SIGTERM);
+	sigaddset(&set, SIGHUP);
+	sigprocmask(SIG_SETMASK, &set, NULL);
+}
+
+/* Lets the signals held since main reach the loop's handlers. */
+void
+daemon_signals_unblock(void)
+{
+	sigset_t set;
+
+	sigemptyset(&set);
+	sigprocmask(SIG_SETMASK, &set, NULL);
+}
+
+/* SIGHUP reloads; SIGINT and SIGTERM start the orderly shutdown. */
+static void
+daemon_signal(uv_signal_t *sig, int signum)
+{
+	struct daemon *d = sig->data;
+	struct config_errors errs = { NULL, 0 };
+
+	if (signum == SIGHUP) {
+		log_info("SIGHUP: reloading %s", d->config_path);
+		(void)daemon_reload(d, &errs, NULL);	/* it logs the errors */
+		config_errors_release(&errs);
+		return;
+	}
+	log_info("%s: shutting down", strsignal(signum));
+	daemon_shutdown(d);
+}
+
+/* Loop-side setup once the socket is bound: the server, then signals. */
+static int
+daemon_start_loop(struct daemon *d, int fd, struct bd_error *err)
+{
+	struct {
+		uv_signal_t	*h;
+		int		 signum;
+	} sigs[] = {
+		{ &d->sigint, SIGINT },
+		{ &d->sigterm, SIGTERM },
+		{ &d->sighup, SIGHUP },
+	};
+	size_t i;
+	int rc;
+
+	d->ctl_ready = 1;
+	rc = ctl_server_init(&d->ctl, &d->loop, fd, d->cfg.daemon.socket,
+	    cmd_dispatch, d, err);
+	if (rc < 0)
+		return rc;
+	ctl_server_set_caps(&d->ctl, d->cfg.daemon.max_clients,
+	    d->cfg.daemon.max_clients_per_uid);
+	for (i = 0; i < sizeof(sigs) / sizeof(sigs[0]); i++) {
+		uv_signal_init(&d->loop, sigs[i].h);
+		sigs[i].h->data = d;
+		if ((rc = uv_signal_start(sigs[i].h, daemon_signal,
+		    sigs[i].signum)) < 0)
+			return bd_error_set(err, -EIO, "signal %d: %s",
+			    sigs[i].signum, uv_strerror(rc));
+	}
+	/* Handlers are in place: signals held since main may arrive now. */
+	daemon_signals_unblock();
+	return 0;
+}
+
+/*
+ * The socket is checked first, so a second daemon leaves the database
+ * alone; nobody is served before the loop runs, after the store is open.
+ */
+int
+daemon_init(struct daemon *d, const char *config_path, struct config *cfg,
+    struct bd_error *err)
+{
+	const struct config_daemon *dc;
+	int rc, fd = -1;
+
+	memset(d, 0, sizeof(*d));
+	d->cfg = *cfg;
+	config_init(cfg);
+	dc = &d->cfg.daemon;
+	/* Detaching changes to /: a relative path would break SIGHUP. */
+	d->config_path = realpath(config_path, NULL);
+	if (d->config_path == NULL)
+		d->config_path = xstrdup(config_path);
+	d->started_ms = daemon_now_ms();
+	log_set_level((enum log_level)dc->log_level);
+	if (dc->socket == NULL || dc->database == NULL)
+		return bd_error_set(err, -EINVAL,
+		    "%s: [daemon] socket and database are required",
+		    config_path);
+	if ((rc = ctl_listen(dc->socket, dc->socket_mode, dc->socket_group,
+	    &fd, err)) < 0)
+		return rc;
+	if ((rc = store_open(&d->store, dc->database, err)) < 0)
+		goto fail;
+	if ((rc = uv_loop_init(&d->loop)) < 0) {
+		rc = bd_error_set(err, -EIO, "uv_loop_init: %s",
+		    uv_strerror(rc));
+		goto fail;
+	}
+	d->loop_ready = 1;
+	if ((rc = daemon_start_loop(d, fd, err)) < 0)
+		return rc;
+	log_info("bisectd %s listening on %s (pid %ld)", BISECTD_VERSION,
+	    dc->socket, (long)getpid());
+	return 0;
+fail:
+	close(fd);
+	unlink(dc->socket);
+	return rc;
+}
+
+/* Everything happens in callbacks on this one thread. */
+void
+daemon_run(struct daemon *d)
+{
+	uv_run(&d->loop, UV_RUN_DEFAULT);
+}
+
+/*
+ * Closing every handle ends the loop: the listener first (no new clients),
+ * then the clients once their replies are written, then the signals.
+ */
+void
+daemon_shutdown(struct daemon *d)
+{
+	uv_signal_t *sigs[] = { &d->sigint, &d->sigterm, &d->sighup };
+	size_t i;
+
+	if (d->stopping)
+		return;
+	d->stopping = 1;
+	if (d->ctl_ready)
+		ctl_server_stop(&d->ctl);
+	for (i = 0; i < sizeof(sigs) / sizeof(sigs[0]); i++)
+		if (sigs[i]->data != NULL &&
+		    !uv_is_closing((uv_handle_t *)sigs[i]))
+			uv_close((uv_handle_t *)sigs[i], NULL);
+}
+
+/* Compares optional settings, where NULL means unset. */
+static int
+daemon_streq(const char *a, const char *b)
+{
+	if (a == NULL || b == NULL)
+		return a == b;
+	return strcmp(a, b) == 0;
+}
+
+/* Applies what a running daemon can change; names what it cannot. */
+static void
+daemon_apply(struct daemon *d, const struct config *old,
+    const struct config *new, json_t *restart_needed)
+{
+	const struct config_daemon *o = &old->daemon, *n = &new->daemon;
+	struct bd_error err;
+	const struct {
+		const char	*key;
+		int		 changed;
+	} fixed[] = {
+		{ "socket", !daemon_streq(o->socket, n->socket) },
+		{ "database", !daemon_streq(o->database, n->database) },
+	};
+	size_t i;
+
+	for (i = 0; i < sizeof(fixed) / sizeof(fixed[0]); i++) {
+		if (!fixed[i].changed)
+			continue;
+		log_warnx("reload: [daemon] %s changed; it takes effect only "
+		    "after a restart", fixed[i].key);
+		if (restart_needed != NULL)
+			json_array_append_new(restart_needed,
+			    json_string(fixed[i].key));
+	}
+	log_set_level((enum log_level)n->log_level);
+	ctl_server_set_caps(&d->ctl, n->max_clients, n->max_clients_per_uid);
+	if ((o->socket_mode != n->socket_mode ||
+	    !daemon_streq(o->socket_group, n->socket_group)) &&
+	    ctl_socket_perms(d->ctl.path, n->socket_mode, n->socket_group,
+	    &err) < 0)
+		log_warnx("reload: %s", err.msg);
+}
+
+/* Validates the whole file first; a broken edit never replaces a good one. */
+int
+daemon_reload(struct daemon *d, struct config_errors *errs,
+    json_t *restart_needed)
+{
+	struct config new, old;
+	size_t i;
+
+	config_init(&new);
+	if (config_load(&new, d->config_path, errs) < 0) {
+		log_warnx("reload: %s has %zu error%s; keeping the "
+		    "configuration in effect", d->config_path, errs->n,
+		    errs->n == 1 ? "" : "s");
+		for (i = 0; i < errs->n; i++)
+			log_warnx("%s", errs->msgs[i]);
+		config_release(&new);
+		return -EINVAL;
+	}
+	daemon_apply(d, &d->cfg, &new, restart_needed);
+	old = d->cfg;
+	d->cfg = new;
+	/* The socket and database in use stay what the process opened. */
+	if (!daemon_streq(old.daemon.socket, new.daemon.socket)) {
+		free(d->cfg.daemon.socket);
+		d->cfg.daemon.socket = old.daemon.socket;
+		old.daemon.socket = NULL;
+	}
+	if (!daemon_streq(old.daemon.database, new.daemon.database)) {
+		free(d->cfg.daemon.database);
+		d->cfg.daemon.database = old.daemon.database;
+		old.daemon.database = NULL;
+	}
+	config_release(&old);
+	log_info("reload: %s applied", d->config_path);
+	return 0;
+}
+
+/* Runs after the loop ended, in the order the shutdown promises. */
+void
+daemon_release(struct daemon *d)
+{
+	if (d->loop_ready) {
+		/* A failed start may leave handles open: close and drain. */
+		daemon_shutdown(d);
+		uv_run(&d->loop, UV_RUN_DEFAULT);
+		if (uv_loop_close(&d->loop) != 0)
+			log_warnx("event loop still had open handles");
+	}
+	if (d->store != NULL)
+		store_close(d->store);
+	d->store = NULL;
+	if (d->ctl_ready)
+		ctl_server_release(&d->ctl);
+	config_release(&d->cfg);
+	free(d->config_path);
+	d->config_path = NULL;
+}
+
+/*
+ * Double fork: the grandchild is no session leader and never gets a
+ * terminal back; the original process waits for it to say it is ready.
+ */
+int
+daemon_detach_begin(struct bd_error *err)
+{
+	int fds[2];
+	pid_t pid;
+	char c;
+	ssize_t n;
+
+	if (pipe2(fds, O_CLOEXEC) == -1)
+		return bd_error_set(err, -errno, "pipe: %s", strerror(errno));
+	pid = fork();
+	if (pid == -1)
+		return bd_error_set(err, -errno, "fork: %s", strerror(errno));
+	if (pid > 0) {
+		close(fds[1]);
+		waitpid(pid, NULL, 0);
+		do
+			n = read(fds[0], &c, 1);
+		while (n == -1 && errno == EINTR);
+		/* Nothing read: the daemon said why on stderr and exited. */
+		_exit(n == 1 ? 0 : 1);
+	}
+	close(fds[0]);
+	if (setsid() == -1)
+		_exit(1);
+	pid = fork();
+	if (pid == -1)
+		_exit(1);
+	if (pid > 0)
+		_exit(0);
+	return fds[1];
+}
+
+/* Called only once startup succeeded, so failures still reach the terminal. */
+void
+daemon_detach_finish(int ready_fd, const char *progname, int level)
+{
+	int null = open("/dev/null", O_RDWR);
+
+	if (chdir("/") == -1)
+		log_warn("chdir /");
+	if (null != -1) {
+		dup2(null, STDIN_FILENO);
+		dup2(null, STDOUT_FILENO);
+		dup2(null, STDERR_FILENO);
+		if (null > STDERR_FILENO)
+			close(null);
+	}
+	log_init(progname, 0, (enum log_level)level);
+	if (write(ready_fd, "", 1) != 1)
+		log_warn("cannot tell the starting process we are ready");
+	close(ready_fd);
+}

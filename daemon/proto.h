@@ -1,0 +1,54 @@
+/*
+ * The control protocol's wire format, shared by bisectd and bisectctl.
+ *
+ * One JSON object per line each way.  A request has "cmd" and an optional
+ * "id" that the reply echoes; a reply has "ok" and, when ok is false,
+ * "error": {"code": ..., "message": ...}.  The error codes below are stable:
+ * clients match on them, so a code is never renamed, only added.
+ * docs/protocol.md is the reference.
+ */
+#ifndef DAEMON_PROTO_H
+#define DAEMON_PROTO_H
+
+#include <stddef.h>
+
+#include <jansson.h>
+
+#define BISECTD_VERSION		"0.1.0"
+#define PROTO_VERSION		1
+/* Longest request line in bytes, not counting the newline. */
+#define PROTO_LINE_MAX		65536
+
+enum proto_error {
+	PROTO_E_MALFORMED_JSON = 0,	/* the line is not JSON */
+	PROTO_E_NOT_AN_OBJECT,		/* JSON, but not an object */
+	PROTO_E_MISSING_FIELD,		/* a required field is absent */
+	PROTO_E_BAD_TYPE,		/* a field has the wrong JSON type */
+	PROTO_E_UNKNOWN_COMMAND,	/* "cmd" names no command */
+	PROTO_E_LINE_TOO_LONG,		/* over PROTO_LINE_MAX; connection closed */
+	PROTO_E_TOO_MANY_CONNECTIONS,	/* over a cap; connection closed */
+	PROTO_E_INVALID_CONFIG,		/* reload: the new config has errors */
+	PROTO_E_INTERNAL,		/* the daemon failed; see its log */
+	PROTO_E_COUNT
+};
+
+/* The stable string of an error code, e.g. "malformed-json". */
+const char	*proto_error_code(enum proto_error e);
+
+/*
+ * {"ok":true} with id copied in when id is not NULL.  The caller owns the
+ * returned object and adds its payload to it.
+ */
+json_t		*proto_reply_ok(json_t *id);
+/* {"ok":false,"id":...,"error":{"code":...,"message":...}}; caller owns it. */
+json_t		*proto_reply_error(json_t *id, enum proto_error e,
+		    const char *message);
+
+/*
+ * Compact one-line encoding of msg followed by '\n'.  Returns a buffer the
+ * caller frees and stores its length (newline included) in *lenp; NULL only
+ * when msg cannot be encoded (a broken invariant for our own replies).
+ */
+char		*proto_encode(const json_t *msg, size_t *lenp);
+
+#endif
