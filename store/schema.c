@@ -1,0 +1,270 @@
+/*
+ * The schema and every SQL statement of the store, in one place so that a
+ * column change is one diff.  Migrations are append-only: a released
+ * version's SQL never changes, a new version is added at the end.
+ */
+#include "store/store_int.h"
+
+/*
+ * Version 1: everything issues 2 to 7 need.  Column "rev" holds a full
+ * commit id ("commit" is an SQL keyword).  The dedup index is partial so a
+ * request may be repeated once the earlier bisection has ended.  runs.seq
+ * numbers finished runs in finish order, so replaying samples replays the
+ * engine's input in the order it first saw it.
+ */
+static const char store_schema_v1[] =
+"CREATE TABLE hosts ("
+"  name TEXT PRIMARY KEY,"
+"  grp TEXT NOT NULL,"
+"  state TEXT NOT NULL CHECK (state IN"
+"    ('unknown', 'up', 'down', 'quarantined', 'draining')),"
+"  consecutive_failures INTEGER NOT NULL DEFAULT 0"
+"    CHECK (consecutive_failures >= 0),"
+"  last_seen_ms INTEGER"
+") STRICT;"
+"CREATE TABLE bisections ("
+"  id INTEGER PRIMARY KEY AUTOINCREMENT,"
+"  params TEXT NOT NULL CHECK (json_valid(params)),"
+"  good TEXT NOT NULL CHECK (good <> ''),"
+"  bad TEXT NOT NULL CHECK (bad <> ''),"
+"  benchmark TEXT NOT NULL,"
+"  metric TEXT NOT NULL,"
+"  grp TEXT NOT NULL,"
+"  state TEXT NOT NULL DEFAULT 'queued' CHECK (state IN"
+"    ('queued', 'running', 'done', 'cancelled', 'failed')),"
+"  verdict TEXT NOT NULL DEFAULT 'none' CHECK (verdict IN"
+"    ('none', 'culprit', 'inconclusive', 'not-reproduced')),"
+"  culprit TEXT,"
+"  confidence REAL NOT NULL DEFAULT 0 CHECK (confidence BETWEEN 0 AND 1),"
+"  detail TEXT,"
+"  priority INTEGER NOT NULL DEFAULT 0,"
+"  created_by INTEGER NOT NULL,"
+"  created_ms INTEGER NOT NULL,"
+"  updated_ms INTEGER NOT NULL,"
+"  dedup_key TEXT"
+") STRICT;"
+"CREATE UNIQUE INDEX bisections_dedup ON bisections (dedup_key)"
+"  WHERE state IN ('queued', 'running');"
+"CREATE INDEX bisections_state ON bisections (state);"
+"CREATE TABLE probes ("
+"  id INTEGER PRIMARY KEY,"
+"  bisection INTEGER NOT NULL REFERENCES bisections (id),"
+"  rev TEXT NOT NULL,"
+"  requested_ms INTEGER NOT NULL"
+") STRICT;"
+"CREATE INDEX probes_bisection ON probes (bisection);"
+"CREATE TABLE builds ("
+"  id INTEGER PRIMARY KEY,"
+"  rev TEXT NOT NULL,"
+"  benchmark TEXT NOT NULL,"
+"  grp TEXT NOT NULL,"
+"  host TEXT,"
+"  artifact TEXT,"
+"  checksum TEXT,"
+"  state TEXT NOT NULL CHECK (state IN ('building', 'ok', 'failed')),"
+"  created_ms INTEGER NOT NULL,"
+"  updated_ms INTEGER NOT NULL,"
+"  UNIQUE (rev, benchmark, grp)"
+") STRICT;"
+"CREATE TABLE runs ("
+"  id INTEGER PRIMARY KEY AUTOINCREMENT,"
+"  bisection INTEGER NOT NULL REFERENCES bisections (id),"
+"  rev TEXT NOT NULL,"
+"  host TEXT,"
+"  state TEXT NOT NULL DEFAULT 'queued' CHECK (state IN ('queued',"
+"    'running', 'done', 'failed-infra', 'skipped', 'cancelled')),"
+"  attempt INTEGER NOT NULL DEFAULT 1 CHECK (attempt >= 1),"
+"  build INTEGER REFERENCES builds (id),"
+"  seq INTEGER UNIQUE,"
+"  queued_ms INTEGER NOT NULL,"
+"  started_ms INTEGER,"
+"  finished_ms INTEGER,"
+"  exit_status INTEGER,"
+"  log_path TEXT,"
+"  timings TEXT CHECK (timings IS NULL OR json_valid(timings))"
+") STRICT;"
+"CREATE INDEX runs_bisection ON runs (bisection, rev);"
+"CREATE INDEX runs_state ON runs (state);"
+"CREATE TABLE samples ("
+"  run INTEGER NOT NULL REFERENCES runs (id),"
+"  metric TEXT NOT NULL CHECK (metric <> ''),"
+"  value REAL NOT NULL,"
+"  UNIQUE (run, metric)"
+") STRICT;"
+"CREATE TABLE sweeps ("
+"  name TEXT PRIMARY KEY,"
+"  last_tag TEXT,"
+"  state TEXT NOT NULL,"
+"  updated_ms INTEGER NOT NULL"
+") STRICT;"
+"CREATE TABLE events ("
+"  id INTEGER PRIMARY KEY AUTOINCREMENT,"
+"  time_ms INTEGER NOT NULL,"
+"  uid INTEGER NOT NULL,"
+"  request TEXT NOT NULL,"
+"  outcome TEXT NOT NULL"
+") STRICT;"
+"CREATE TABLE reports ("
+"  bisection INTEGER PRIMARY KEY REFERENCES bisections (id),"
+"  text TEXT NOT NULL,"
+"  json TEXT CHECK (json IS NULL OR json_valid(json)),"
+"  created_ms INTEGER NOT NULL"
+") STRICT;";
+
+const struct store_migration store_migrations[] = {
+	{ 1, store_schema_v1 },
+};
+const size_t store_nmigrations =
+    sizeof(store_migrations) / sizeof(store_migrations[0]);
+
+/* The names below must match the CHECK lists above; a test round-trips each. */
+const char *const store_bisection_state_names[STORE_BISECTION_NSTATES] = {
+	"queued", "running", "done", "cancelled", "failed",
+};
+const char *const store_verdict_names[STORE_VERDICT_N] = {
+	"none", "culprit", "inconclusive", "not-reproduced",
+};
+const char *const store_run_state_names[STORE_RUN_NSTATES] = {
+	"queued", "running", "done", "failed-infra", "skipped", "cancelled",
+};
+const char *const store_host_state_names[STORE_HOST_NSTATES] = {
+	"unknown", "up", "down", "quarantined", "draining",
+};
+const char *const store_build_state_names[STORE_BUILD_NSTATES] = {
+	"building", "ok", "failed",
+};
+
+#define BISECTION_COLS \
+	"id, params, good, bad, benchmark, metric, grp, dedup_key, state," \
+	" verdict, culprit, confidence, detail, priority, created_by," \
+	" created_ms, updated_ms"
+#define RUN_COLS \
+	"id, bisection, rev, host, state, attempt, build, seq, queued_ms," \
+	" started_ms, finished_ms, exit_status, log_path, timings"
+#define HOST_COLS "name, grp, state, consecutive_failures, last_seen_ms"
+
+/* List statements take the wanted states as a JSON array of names. */
+const char *const store_sql[STMT_COUNT] = {
+	[STMT_BEGIN] = "BEGIN IMMEDIATE",
+	[STMT_COMMIT] = "COMMIT",
+	[STMT_ROLLBACK] = "ROLLBACK",
+
+	[STMT_EVENT_ADD] =
+	    "INSERT INTO events (time_ms, uid, request, outcome)"
+	    " VALUES (?1, ?2, ?3, ?4)",
+	[STMT_EVENT_LIST] =
+	    "SELECT id, time_ms, uid, request, outcome FROM events"
+	    " WHERE id > ?1 ORDER BY id LIMIT ?2",
+
+	[STMT_BISECTION_ACTIVE] =
+	    "SELECT id FROM bisections"
+	    " WHERE dedup_key = ?1 AND state IN ('queued', 'running')",
+	[STMT_BISECTION_ADD] =
+	    "INSERT INTO bisections (params, good, bad, benchmark, metric, grp,"
+	    " priority, created_by, created_ms, updated_ms, dedup_key)"
+	    " VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?9, ?10)",
+	[STMT_BISECTION_GET] =
+	    "SELECT " BISECTION_COLS " FROM bisections WHERE id = ?1",
+	[STMT_BISECTION_LIST] =
+	    "SELECT " BISECTION_COLS " FROM bisections"
+	    " WHERE state IN (SELECT value FROM json_each(?1))"
+	    " ORDER BY priority DESC, id",
+	[STMT_BISECTION_STATE] = "SELECT state FROM bisections WHERE id = ?1",
+	[STMT_BISECTION_SET] =
+	    "UPDATE bisections SET state = ?2, updated_ms = ?3,"
+	    " verdict = iif(?4, ?5, verdict), culprit = iif(?4, ?6, culprit),"
+	    " confidence = iif(?4, ?7, confidence),"
+	    " detail = iif(?4, ?8, detail)"
+	    " WHERE id = ?1 AND state IN ('queued', 'running')",
+	/* One statement, so one snapshot: the counts agree with each other. */
+	[STMT_BISECTION_STATS] =
+	    "SELECT 0, state, count(*) FROM runs WHERE bisection = ?1"
+	    " GROUP BY state"
+	    " UNION ALL SELECT 1, NULL, count(*) FROM samples"
+	    " JOIN runs ON runs.id = samples.run WHERE runs.bisection = ?1"
+	    " UNION ALL SELECT 2, NULL, count(*) FROM probes"
+	    " WHERE bisection = ?1"
+	    " UNION ALL SELECT 3, NULL, count(*) FROM bisections WHERE id = ?1",
+
+	[STMT_PROBE_ADD] =
+	    "INSERT INTO probes (bisection, rev, requested_ms)"
+	    " VALUES (?1, ?2, ?3)",
+	[STMT_PROBE_LIST] =
+	    "SELECT id, bisection, rev, requested_ms FROM probes"
+	    " WHERE bisection = ?1 ORDER BY id",
+
+	[STMT_RUN_ADD] =
+	    "INSERT INTO runs (bisection, rev, attempt, queued_ms)"
+	    " VALUES (?1, ?2, ?3, ?4)",
+	[STMT_RUN_START] =
+	    "UPDATE runs SET state = 'running', host = ?2, started_ms = ?3"
+	    " WHERE id = ?1 AND state = 'queued'",
+	[STMT_RUN_STATE] =
+	    "SELECT state, bisection, rev, attempt FROM runs WHERE id = ?1",
+	[STMT_RUN_FINISH] =
+	    "UPDATE runs SET state = ?2, finished_ms = ?3, exit_status = ?4,"
+	    " log_path = ?5, timings = ?6, build = ?7,"
+	    " seq = (SELECT coalesce(max(seq), 0) + 1 FROM runs)"
+	    " WHERE id = ?1 AND state IN ('queued', 'running')",
+	[STMT_RUN_REQUEUE] =
+	    "UPDATE runs SET state = 'queued', host = NULL, started_ms = NULL,"
+	    " attempt = attempt + 1 WHERE state = 'running'",
+	[STMT_RUN_CANCEL] =
+	    "UPDATE runs SET state = 'cancelled', finished_ms = ?2"
+	    " WHERE bisection = ?1 AND state IN ('queued', 'running')",
+	[STMT_RUN_GET] = "SELECT " RUN_COLS " FROM runs WHERE id = ?1",
+	[STMT_RUN_LIST] =
+	    "SELECT " RUN_COLS " FROM runs"
+	    " WHERE (?1 = 0 OR bisection = ?1)"
+	    " AND state IN (SELECT value FROM json_each(?2))"
+	    " ORDER BY seq IS NULL, seq, id",
+
+	[STMT_SAMPLE_ADD] =
+	    "INSERT INTO samples (run, metric, value) VALUES (?1, ?2, ?3)",
+	[STMT_SAMPLE_LIST] =
+	    "SELECT samples.run, runs.rev, runs.host, samples.metric,"
+	    " samples.value, runs.attempt, runs.seq"
+	    " FROM samples JOIN runs ON runs.id = samples.run"
+	    " WHERE runs.bisection = ?1 AND (?2 IS NULL OR runs.rev = ?2)"
+	    " ORDER BY runs.seq, samples.rowid",
+
+	[STMT_BUILD_GET] =
+	    "SELECT id, rev, benchmark, grp, host, artifact, checksum, state,"
+	    " updated_ms FROM builds"
+	    " WHERE rev = ?1 AND benchmark = ?2 AND grp = ?3",
+	[STMT_BUILD_PUT] =
+	    "INSERT INTO builds (rev, benchmark, grp, host, artifact, checksum,"
+	    " state, created_ms, updated_ms)"
+	    " VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?8)"
+	    " ON CONFLICT (rev, benchmark, grp) DO UPDATE SET"
+	    " host = excluded.host, artifact = excluded.artifact,"
+	    " checksum = excluded.checksum, state = excluded.state,"
+	    " updated_ms = excluded.updated_ms"
+	    " RETURNING id",
+
+	[STMT_HOST_PUT] =
+	    "INSERT INTO hosts (" HOST_COLS ") VALUES (?1, ?2, ?3, ?4, ?5)"
+	    " ON CONFLICT (name) DO UPDATE SET grp = excluded.grp,"
+	    " state = excluded.state,"
+	    " consecutive_failures = excluded.consecutive_failures,"
+	    " last_seen_ms = excluded.last_seen_ms",
+	[STMT_HOST_GET] = "SELECT " HOST_COLS " FROM hosts WHERE name = ?1",
+	[STMT_HOST_LIST] = "SELECT " HOST_COLS " FROM hosts ORDER BY name",
+
+	[STMT_SWEEP_PUT] =
+	    "INSERT INTO sweeps (name, last_tag, state, updated_ms)"
+	    " VALUES (?1, ?2, ?3, ?4)"
+	    " ON CONFLICT (name) DO UPDATE SET last_tag = excluded.last_tag,"
+	    " state = excluded.state, updated_ms = excluded.updated_ms",
+	[STMT_SWEEP_GET] =
+	    "SELECT name, last_tag, state, updated_ms FROM sweeps"
+	    " WHERE name = ?1",
+
+	[STMT_REPORT_PUT] =
+	    "INSERT INTO reports (bisection, text, json, created_ms)"
+	    " VALUES (?1, ?2, ?3, ?4)"
+	    " ON CONFLICT (bisection) DO UPDATE SET text = excluded.text,"
+	    " json = excluded.json, created_ms = excluded.created_ms",
+	[STMT_REPORT_GET] =
+	    "SELECT text, json FROM reports WHERE bisection = ?1",
+};

@@ -1,0 +1,398 @@
+/*
+ * The SQLite store: every piece of state bisectd keeps, and the only place
+ * in the tree that speaks SQL.
+ *
+ * Durability.  The database runs in WAL mode with synchronous=NORMAL.  A
+ * transaction that COMMIT has returned for is in the WAL file in the kernel's
+ * page cache, so it survives the death of the daemon at any moment, kill -9
+ * included: "no sample lost after kill -9" holds.  What NORMAL gives up
+ * against FULL is the fsync at every commit: on a power loss or kernel crash
+ * the last few commits can be lost (the database stays consistent, it only
+ * goes back in time).  For bisectd that costs at most a re-run of the runs
+ * whose results were lost, since a run that is not recorded as finished is
+ * run again; it never stores a sample twice.  FULL would add an fsync per
+ * commit (measured 13 to 26 times slower per finished run on the
+ * development machine), and the store runs on the event-loop thread, so
+ * each fsync would stall the control socket too: NORMAL it is.
+ *
+ * Schema.  The schema is a list of migrations in code (store_migrations),
+ * applied in order through PRAGMA user_version, each in its own transaction
+ * together with the version bump.  A database whose version is newer than
+ * the list is refused with -EPROTO and a message naming both versions.
+ * Foreign keys are on; a migration that has to rebuild a table cannot turn
+ * them off (the pragma is a no-op inside a transaction) and must use
+ * PRAGMA defer_foreign_keys instead.
+ *
+ * Conventions.  Every function returns 0 or a negative errno value and, on
+ * failure, fills err (which may be NULL).  -ENOENT: no such row, or the
+ * row a new one refers to (bisection, run) does not exist.  -EEXIST: a
+ * unique key is taken.  -EALREADY: the row is past the state the call needs.
+ * -EINVAL: a value the schema refuses.  -EBUSY: another process held the
+ * database for longer than the busy timeout.  A failed write changes
+ * nothing: each write is one transaction.
+ *
+ * Ownership.  Structs filled by store_*_get() and store_build_lookup() own
+ * their strings until the matching store_*_release().  Structs passed to a list callback, and their
+ * strings, belong to the store and are freed when the callback returns: copy
+ * what you keep.  A callback returns 0 to go on or a negative errno to stop;
+ * the list function then returns that value.  A callback must not call into
+ * the same store (collect ids, act after the list returns).  Input structs
+ * are only read during the call.
+ *
+ * Times are milliseconds since the epoch (CLOCK_REALTIME).  Revisions are
+ * full hexadecimal commit ids.  A struct store belongs to one thread.
+ */
+#ifndef STORE_STORE_H
+#define STORE_STORE_H
+
+#include <sys/types.h>
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "common/error.h"
+
+struct store;
+
+/* One schema step: the SQL that takes version - 1 to version. */
+struct store_migration {
+	int		 version;	/* 1, 2, 3, ... in order */
+	const char	*sql;		/* one or more statements */
+};
+
+/* The migrations this binary knows; the last one is its schema version. */
+extern const struct store_migration store_migrations[];
+extern const size_t store_nmigrations;
+
+/* Opens (creating if needed) and migrates the database at path. */
+int	store_open(struct store **sp, const char *path, struct bd_error *err);
+/*
+ * As store_open, with the migration list m[0..n-1] instead of the built-in
+ * one: the test hook for "a v1 database meets a v2 binary".  The list must
+ * run 1..n without gaps and must contain the built-in schema, since the
+ * statements are prepared against it.
+ */
+int	store_open_with(struct store **sp, const char *path,
+	    const struct store_migration *m, size_t n, struct bd_error *err);
+/* Finalizes the statements and closes; NULL is ignored. */
+void	store_close(struct store *s);
+/* The schema version of the open database. */
+int	store_schema_version(const struct store *s);
+
+/* ---- events: the audit trail of state-changing requests ---- */
+
+struct store_event {
+	int64_t		 id;
+	int64_t		 time_ms;
+	uid_t		 uid;
+	const char	*request;
+	const char	*outcome;
+};
+
+typedef int (*store_event_cb)(void *arg, const struct store_event *ev);
+
+int	store_event_add(struct store *s, int64_t time_ms, uid_t uid,
+	    const char *request, const char *outcome, struct bd_error *err);
+/* Events with id > after_id, oldest first, at most limit (0: all). */
+int	store_event_list(struct store *s, int64_t after_id, size_t limit,
+	    store_event_cb cb, void *arg, struct bd_error *err);
+
+/* ---- bisections ---- */
+
+enum store_bisection_state {
+	STORE_BISECTION_QUEUED,
+	STORE_BISECTION_RUNNING,
+	STORE_BISECTION_DONE,		/* a verdict was reached */
+	STORE_BISECTION_CANCELLED,
+	STORE_BISECTION_FAILED,		/* could not go on; detail says why */
+	STORE_BISECTION_NSTATES
+};
+/* Queued and running: the states a dedup key is unique among. */
+#define STORE_BISECTION_ACTIVE \
+	((1u << STORE_BISECTION_QUEUED) | (1u << STORE_BISECTION_RUNNING))
+
+enum store_verdict {
+	STORE_VERDICT_NONE,
+	STORE_VERDICT_CULPRIT,
+	STORE_VERDICT_INCONCLUSIVE,
+	STORE_VERDICT_NOT_REPRODUCED,
+	STORE_VERDICT_N
+};
+
+struct store_bisection {
+	int64_t		 id;		/* set by create */
+	const char	*params;	/* the request as JSON */
+	const char	**good;		/* ngood revisions, no spaces */
+	size_t		 ngood;
+	const char	*bad;
+	const char	*benchmark;
+	const char	*metric;
+	const char	*group;
+	const char	*dedup_key;	/* NULL: never deduplicated */
+	enum store_bisection_state state;
+	enum store_verdict verdict;
+	const char	*culprit;	/* NULL unless known */
+	double		 confidence;	/* of the verdict; 0 when none */
+	const char	*detail;	/* JSON or text: candidate set, why failed */
+	int		 priority;	/* higher runs first */
+	uid_t		 created_by;
+	int64_t		 created_ms;
+	int64_t		 updated_ms;
+};
+
+/* What set_state records beside the state; strings may be NULL. */
+struct store_verdict_info {
+	enum store_verdict verdict;
+	const char	*culprit;
+	double		 confidence;
+	const char	*detail;
+};
+
+typedef int (*store_bisection_cb)(void *arg, const struct store_bisection *b);
+
+void	store_bisection_init(struct store_bisection *b);
+void	store_bisection_release(struct store_bisection *b);
+/*
+ * Records a queued bisection from b (id, state, verdict and times are
+ * ignored) and sets *idp.  When a queued or running bisection has the same
+ * dedup_key, nothing is stored, *idp is that bisection's id and the return
+ * is -EEXIST.
+ */
+int	store_bisection_create(struct store *s, const struct store_bisection *b,
+	    int64_t *idp, struct bd_error *err);
+int	store_bisection_get(struct store *s, int64_t id,
+	    struct store_bisection *b, struct bd_error *err);
+/* Bisections whose state is in state_mask (bits 1 << state), by priority. */
+int	store_bisection_list(struct store *s, unsigned state_mask,
+	    store_bisection_cb cb, void *arg, struct bd_error *err);
+/*
+ * Moves a bisection to state and, when v is not NULL, records the verdict.
+ * Done, cancelled and failed are final: leaving them is -EALREADY, and
+ * entering one cancels the bisection's queued and running runs in the same
+ * transaction (stop their remote work first: list the running runs).
+ */
+int	store_bisection_set_state(struct store *s, int64_t id,
+	    enum store_bisection_state state, const struct store_verdict_info *v,
+	    struct bd_error *err);
+
+/* ---- probes: the engine's decisions, one row per commit it asked for ---- */
+
+struct store_probe {
+	int64_t		 id;
+	int64_t		 bisection;
+	const char	*commit;
+	int64_t		 requested_ms;
+};
+
+typedef int (*store_probe_cb)(void *arg, const struct store_probe *p);
+
+int	store_probe_add(struct store *s, int64_t bisection, const char *commit,
+	    int64_t *idp, struct bd_error *err);
+int	store_probe_list(struct store *s, int64_t bisection, store_probe_cb cb,
+	    void *arg, struct bd_error *err);
+
+/* ---- runs and their samples ---- */
+
+enum store_run_state {
+	STORE_RUN_QUEUED,
+	STORE_RUN_RUNNING,
+	STORE_RUN_DONE,			/* has its samples */
+	STORE_RUN_FAILED_INFRA,		/* host trouble: not a result */
+	STORE_RUN_SKIPPED,		/* commit cannot be built or booted */
+	STORE_RUN_CANCELLED,
+	STORE_RUN_NSTATES
+};
+
+struct store_run {
+	int64_t		 id;
+	int64_t		 bisection;
+	const char	*commit;
+	const char	*host;		/* NULL while queued */
+	enum store_run_state state;
+	int		 attempt;	/* 1, then +1 per requeue or retry */
+	int64_t		 build;		/* builds row, 0 when none */
+	int64_t		 seq;		/* finish order, 0 until finished */
+	int64_t		 queued_ms;
+	int64_t		 started_ms;	/* 0 until started */
+	int64_t		 finished_ms;	/* 0 until finished */
+	int		 has_exit;	/* exit_status is known */
+	int		 exit_status;
+	const char	*log_path;
+	const char	*timings;	/* JSON object of step durations */
+};
+
+/* Counters of one bisection, read from one snapshot. */
+struct store_bisection_stats {
+	int64_t		 runs[STORE_RUN_NSTATES];
+	int64_t		 samples;
+	int64_t		 probes;
+};
+
+/* How a run ended; strings may be NULL. */
+struct store_run_result {
+	enum store_run_state state;	/* done, failed-infra or skipped */
+	int		 has_exit;
+	int		 exit_status;
+	const char	*log_path;
+	const char	*timings;	/* JSON, or NULL */
+	int64_t		 build;		/* 0: none */
+};
+
+/* One measured value of a run. */
+struct store_metric {
+	const char	*name;
+	double		 value;		/* finite */
+};
+
+struct store_sample {
+	int64_t		 run;
+	const char	*commit;
+	const char	*host;
+	const char	*metric;
+	double		 value;
+	int		 attempt;
+	int64_t		 seq;		/* the run's finish order */
+};
+
+typedef int (*store_run_cb)(void *arg, const struct store_run *r);
+typedef int (*store_sample_cb)(void *arg, const struct store_sample *sm);
+
+void	store_run_init(struct store_run *r);
+void	store_run_release(struct store_run *r);
+/* A queued run of commit for bisection. */
+int	store_run_create(struct store *s, int64_t bisection, const char *commit,
+	    int64_t *idp, struct bd_error *err);
+/* Queued to running on host; -EALREADY when the run is not queued. */
+int	store_run_start(struct store *s, int64_t id, const char *host,
+	    struct bd_error *err);
+/*
+ * Ends a queued or running run with res and stores its n samples (only a
+ * done run has samples), all in one transaction.  An ended run gives
+ * -EALREADY; a metric twice gives -EEXIST; either way nothing is stored.
+ */
+int	store_run_finish(struct store *s, int64_t id,
+	    const struct store_run_result *res, const struct store_metric *m,
+	    size_t n, struct bd_error *err);
+/* A new queued run of the same commit after a failed-infra run. */
+int	store_run_retry(struct store *s, int64_t id, int64_t *newidp,
+	    struct bd_error *err);
+/* At startup: running runs back to queued, next attempt; *countp of them. */
+int	store_runs_requeue_inflight(struct store *s, int64_t *countp,
+	    struct bd_error *err);
+/* Queued and running runs of a bisection to cancelled; *countp of them. */
+int	store_runs_cancel(struct store *s, int64_t bisection, int64_t *countp,
+	    struct bd_error *err);
+int	store_run_get(struct store *s, int64_t id, struct store_run *r,
+	    struct bd_error *err);
+/*
+ * Runs of a bisection (0: of all) whose state is in state_mask, finished
+ * runs first in finish order, then the others by id.
+ */
+int	store_run_list(struct store *s, int64_t bisection, unsigned state_mask,
+	    store_run_cb cb, void *arg, struct bd_error *err);
+/*
+ * Samples of a bisection, of one commit when commit is not NULL, in the
+ * order they were stored (runs in finish order): replaying them rebuilds
+ * the engine exactly.
+ */
+int	store_sample_list(struct store *s, int64_t bisection, const char *commit,
+	    store_sample_cb cb, void *arg, struct bd_error *err);
+
+/* Run counts by state, samples and probes, consistent with each other. */
+int	store_bisection_stats(struct store *s, int64_t id,
+	    struct store_bisection_stats *st, struct bd_error *err);
+
+/* ---- builds, shared across bisections ---- */
+
+enum store_build_state {
+	STORE_BUILD_BUILDING,
+	STORE_BUILD_OK,
+	STORE_BUILD_FAILED,		/* the commit does not build: a skip */
+	STORE_BUILD_NSTATES
+};
+
+struct store_build {
+	int64_t		 id;
+	const char	*commit;
+	const char	*benchmark;	/* name plus whatever changes the build */
+	const char	*group;
+	const char	*host;		/* where the artifact lives */
+	const char	*artifact;
+	const char	*checksum;
+	enum store_build_state state;
+	int64_t		 updated_ms;
+};
+
+void	store_build_init(struct store_build *b);
+void	store_build_release(struct store_build *b);
+/* The build of (commit, benchmark, group), or -ENOENT. */
+int	store_build_lookup(struct store *s, const char *commit,
+	    const char *benchmark, const char *group, struct store_build *b,
+	    struct bd_error *err);
+/* Inserts or replaces the build of b's key; *idp (may be NULL) its id. */
+int	store_build_record(struct store *s, const struct store_build *b,
+	    int64_t *idp, struct bd_error *err);
+
+/* ---- hosts: health that must survive a restart (drain, quarantine) ---- */
+
+enum store_host_state {
+	STORE_HOST_UNKNOWN,
+	STORE_HOST_UP,
+	STORE_HOST_DOWN,
+	STORE_HOST_QUARANTINED,
+	STORE_HOST_DRAINING,
+	STORE_HOST_NSTATES
+};
+
+struct store_host {
+	const char	*name;
+	const char	*group;
+	enum store_host_state state;
+	int		 consecutive_failures;
+	int64_t		 last_seen_ms;	/* 0: never */
+};
+
+typedef int (*store_host_cb)(void *arg, const struct store_host *h);
+
+void	store_host_init(struct store_host *h);
+void	store_host_release(struct store_host *h);
+/* Inserts or replaces the host named h->name. */
+int	store_host_put(struct store *s, const struct store_host *h,
+	    struct bd_error *err);
+int	store_host_get(struct store *s, const char *name, struct store_host *h,
+	    struct bd_error *err);
+int	store_host_list(struct store *s, store_host_cb cb, void *arg,
+	    struct bd_error *err);
+
+/* ---- sweeps: where each linux-next sweep got to ---- */
+
+struct store_sweep {
+	const char	*name;
+	const char	*last_tag;	/* NULL: none yet */
+	const char	*state;		/* the sweep module's own words */
+	int64_t		 updated_ms;
+};
+
+void	store_sweep_init(struct store_sweep *sw);
+void	store_sweep_release(struct store_sweep *sw);
+int	store_sweep_put(struct store *s, const struct store_sweep *sw,
+	    struct bd_error *err);
+int	store_sweep_get(struct store *s, const char *name,
+	    struct store_sweep *sw, struct bd_error *err);
+
+/* ---- reports: one per bisection, replaced when written again ---- */
+
+int	store_report_put(struct store *s, int64_t bisection, const char *text,
+	    const char *json, struct bd_error *err);
+/* *textp and *jsonp (may be NULL when none) are the caller's to free. */
+int	store_report_get(struct store *s, int64_t bisection, char **textp,
+	    char **jsonp, struct bd_error *err);
+
+/* The words the database and the protocol use for the enums. */
+const char *store_bisection_state_name(enum store_bisection_state st);
+const char *store_verdict_name(enum store_verdict v);
+const char *store_run_state_name(enum store_run_state st);
+const char *store_host_state_name(enum store_host_state st);
+const char *store_build_state_name(enum store_build_state st);
+
+#endif

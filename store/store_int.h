@@ -1,0 +1,97 @@
+/*
+ * Inside the store: the connection, its prepared statements and the helpers
+ * every table module shares.  Not for use outside store/.
+ *
+ * Statement discipline: store_stmt() hands out a statement reset and with
+ * its bindings cleared; whoever took it calls sqlite3_reset() before
+ * returning, so that no half-read SELECT keeps a WAL snapshot pinned.
+ */
+#ifndef STORE_STORE_INT_H
+#define STORE_STORE_INT_H
+
+#include <sqlite3.h>
+
+#include "store/store.h"
+
+/* Every statement the store runs, prepared once in store_open. */
+enum store_stmt_id {
+	STMT_BEGIN,
+	STMT_COMMIT,
+	STMT_ROLLBACK,
+	STMT_EVENT_ADD,
+	STMT_EVENT_LIST,
+	STMT_BISECTION_ACTIVE,
+	STMT_BISECTION_ADD,
+	STMT_BISECTION_GET,
+	STMT_BISECTION_LIST,
+	STMT_BISECTION_STATE,
+	STMT_BISECTION_SET,
+	STMT_BISECTION_STATS,
+	STMT_PROBE_ADD,
+	STMT_PROBE_LIST,
+	STMT_RUN_ADD,
+	STMT_RUN_START,
+	STMT_RUN_STATE,
+	STMT_RUN_FINISH,
+	STMT_RUN_REQUEUE,
+	STMT_RUN_CANCEL,
+	STMT_RUN_GET,
+	STMT_RUN_LIST,
+	STMT_SAMPLE_ADD,
+	STMT_SAMPLE_LIST,
+	STMT_BUILD_GET,
+	STMT_BUILD_PUT,
+	STMT_HOST_PUT,
+	STMT_HOST_GET,
+	STMT_HOST_LIST,
+	STMT_SWEEP_PUT,
+	STMT_SWEEP_GET,
+	STMT_REPORT_PUT,
+	STMT_REPORT_GET,
+	STMT_COUNT
+};
+
+struct store {
+	sqlite3		*db;
+	char		*path;
+	int		 version;
+	sqlite3_stmt	*st[STMT_COUNT];
+};
+
+/* The SQL of each statement, indexed by enum store_stmt_id (schema.c). */
+extern const char *const store_sql[STMT_COUNT];
+
+/* Enum names as stored in the database (schema.c). */
+extern const char *const store_bisection_state_names[STORE_BISECTION_NSTATES];
+extern const char *const store_verdict_names[STORE_VERDICT_N];
+extern const char *const store_run_state_names[STORE_RUN_NSTATES];
+extern const char *const store_host_state_names[STORE_HOST_NSTATES];
+extern const char *const store_build_state_names[STORE_BUILD_NSTATES];
+
+/* Reads one row into a module's struct and hands it to the user callback. */
+typedef int (*store_row_fn)(void *arg, sqlite3_stmt *st);
+
+sqlite3_stmt *store_stmt(struct store *s, enum store_stmt_id id);
+int	 store_fail(struct store *s, int rc, struct bd_error *err,
+	    const char *fmt, ...) __attribute__((format(printf, 4, 5)));
+int	 store_exec(struct store *s, sqlite3_stmt *st, struct bd_error *err,
+	    const char *what);
+int	 store_row(struct store *s, sqlite3_stmt *st, struct bd_error *err,
+	    const char *fmt, ...) __attribute__((format(printf, 4, 5)));
+int	 store_each(struct store *s, sqlite3_stmt *st, store_row_fn fn,
+	    void *arg, struct bd_error *err, const char *what);
+int	 store_begin(struct store *s, struct bd_error *err);
+int	 store_commit(struct store *s, struct bd_error *err);
+void	 store_rollback(struct store *s);
+int	 store_changes(struct store *s);
+int64_t	 store_now_ms(void);
+void	 store_bind_text(sqlite3_stmt *st, int idx, const char *text);
+void	 store_bind_opt(sqlite3_stmt *st, int idx, int64_t v);
+void	 store_bind_mask(sqlite3_stmt *st, int idx, const char *const *names,
+	    int n, unsigned mask);
+char	*store_col_text(sqlite3_stmt *st, int col);
+int	 store_col_enum(sqlite3_stmt *st, int col, const char *const *names,
+	    int n);
+void	 store_free_str(const char *p);
+
+#endif
