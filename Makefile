@@ -92,7 +92,7 @@ test: deps $(BUILD)/asan/bisectd $(BUILD)/asan/bisectctl $(BUILD)/asan/tests/run
 	$(BUILD)/asan/tests/run-tests --jobs $(JOBS) --verbose=0 $(if $(FILTER),--filter '$(FILTER)')
 
 demo: all
-	@sh tests/support/demo.sh $(abspath $(BUILD))
+	@sh tests/support/demo.sh $(abspath $(BUILD)) $(CURDIR)
 
 # Each benchmark brings its own tests/bench/NAME.mk with a bench-NAME target.
 -include $(wildcard tests/bench/*.mk)

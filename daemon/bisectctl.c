@@ -1,271 +1,442 @@
 /*
  * bisectctl: a thin client over the control protocol.  Each command is a
- * row that turns arguments into a request and prints the reply for people;
- * --json prints the reply line as the daemon sent it.
+ * row that says which arguments become which request members and how the
+ * reply prints for people (daemon/ctlprint.c); --json prints the reply line
+ * as the daemon sent it.  watch and status --follow keep a connection open
+ * and read the daemon's event stream.
  *
- * Exit status: 0 ok, 1 the daemon answered with an error, 2 the daemon
- * could not be reached, 64 a usage error.
+ * Exit status: 0 ok, 1 the daemon answered with an error (or a followed
+ * bisection ended failed or cancelled), 2 the daemon could not be reached,
+ * 64 a usage error.
  */
+#include <errno.h>
 #include <getopt.h>
+#include <limits.h>
+#include <math.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "common/error.h"
 #include "daemon/client.h"
+#include "daemon/ctlprint.h"
+#include "daemon/ctlstream.h"
 #include "daemon/next.h"
-#include "daemon/proto.h"
 
-#define EXIT_OK		0
-#define EXIT_ERROR	1
-#define EXIT_UNREACHED	2
+/* The other exit statuses are enum client_result's values. */
 #define EXIT_USAGE	64
 
-struct ctlcmd {
-	const char	*name;
-	const char	*args;		/* usage text after the name */
-	const char	*help;
-	/* Runs without a daemon; gets the command's own argc/argv. */
-	int		(*offline)(int, char **);
-	int		 minargs, maxargs;
-	/* Adds fields from argv (argv[0] is the command) to req. */
-	int		(*build)(int, char **, json_t *);
-	void		(*print)(const json_t *);
+/* How an argument's text is checked and what JSON it becomes. */
+enum ctlarg_kind {
+	ARG_STRING,		/* a non-empty string, given once */
+	ARG_STRINGS,		/* a string; repeated, they form an array */
+	ARG_FRACTION,		/* a number strictly between 0 and 1 */
+	ARG_COUNT,		/* an integer from 1 to INT_MAX */
+	ARG_INT,		/* an integer from INT_MIN to INT_MAX */
+	ARG_ID,			/* a bisection id: an integer from 1 */
+	ARG_TRUE,		/* an option without a value: true */
+	ARG_OBJECT,		/* a JSON object that becomes the request */
 };
 
-static void	print_pong(const json_t *);
-static void	print_version(const json_t *);
-static void	print_json(const json_t *);
-static void	print_hosts(const json_t *);
-static void	print_reload(const json_t *);
-static int	build_hosts(int, char **, json_t *);
-static int	build_raw(int, char **, json_t *);
+/*
+ * One option (--name) or positional argument.  field is the request
+ * member it fills; a local argument is kept for bisectctl (--follow).
+ */
+struct ctlarg {
+	const char		*name;
+	const char		*field;
+	enum ctlarg_kind	 kind;
+	int			 required;
+	int			 local;
+};
+
+/* What the command line chose, besides the request itself. */
+struct ctlopts {
+	const char	*path;		/* the daemon's socket */
+	int		 raw;		/* --json before the command */
+	unsigned	 pflags;	/* CTLPRINT_ bits, e.g. report's --json */
+	json_t		*local;		/* local arguments, by name */
+};
+
+struct ctlcmd;
+/* Talks to the daemon for one command; returns the exit status. */
+typedef int ctl_session(const struct ctlcmd *, struct ctlopts *, json_t *);
+
+#define CTL_OWNJSON	0x1	/* --json after the command is its own */
+
+struct ctlcmd {
+	const char		*name;
+	const char		*args;		/* usage text after the name */
+	const char		*help;
+	/* Runs without a daemon; gets the command's own argc/argv. */
+	int			(*offline)(int, char **);
+	struct ctlarg		 pos;		/* at most one; name NULL: none */
+	const struct ctlarg	*opts;		/* ends with a NULL name */
+	ctlprint_fn		*print;
+	ctl_session		*session;	/* NULL: one request, one reply */
+	unsigned		 flags;
+};
+
+static ctl_session	session_once;
+static ctl_session	session_status;
+static ctl_session	session_watch;
+
+static const struct ctlarg bisect_opts[] = {
+	{ "good",		"good",		ARG_STRINGS,	1, 0 },
+	{ "bad",		"bad",		ARG_STRING,	1, 0 },
+	{ "benchmark",		"benchmark",	ARG_STRING,	1, 0 },
+	{ "metric",		"metric",	ARG_STRING,	1, 0 },
+	{ "group",		"group",	ARG_STRING,	0, 0 },
+	{ "confidence",		"confidence",	ARG_FRACTION,	0, 0 },
+	{ "max-samples",	"max_samples",	ARG_COUNT,	0, 0 },
+	{ "first-parent",	"first_parent",	ARG_TRUE,	0, 0 },
+	{ "priority",		"priority",	ARG_INT,	0, 0 },
+	{ NULL, NULL, 0, 0, 0 }
+};
+static const struct ctlarg status_opts[] = {
+	{ "follow",		"follow",	ARG_TRUE,	0, 1 },
+	{ NULL, NULL, 0, 0, 0 }
+};
+static const struct ctlarg samples_opts[] = {
+	{ "commit",		"commit",	ARG_STRING,	0, 0 },
+	{ NULL, NULL, 0, 0, 0 }
+};
+
+#define POS_NONE	{ NULL, NULL, 0, 0, 0 }
+#define POS_ID		{ "ID", "bisection", ARG_ID, 1, 0 }
+#define POS_HOST	{ "HOST", "host", ARG_STRING, 1, 0 }
 
 static const struct ctlcmd ctlcmds[] = {
 	{ "ping", "", "check that the daemon answers",
-	    NULL, 0, 0, NULL, print_pong },
+	    NULL, POS_NONE, NULL, ctlprint_pong, NULL, 0 },
 	{ "version", "", "the daemon's version and uptime",
-	    NULL, 0, 0, NULL, print_version },
+	    NULL, POS_NONE, NULL, ctlprint_version, NULL, 0 },
 	{ "config", "", "the configuration in effect, without secrets",
-	    NULL, 0, 0, NULL, print_json },
-	{ "hosts", "[GROUP]", "configured hosts and their state",
-	    NULL, 0, 1, build_hosts, print_hosts },
+	    NULL, POS_NONE, NULL, ctlprint_json, NULL, 0 },
+	{ "hosts", "[GROUP]", "hosts, their state and current work",
+	    NULL, { "GROUP", "group", ARG_STRING, 0, 0 }, NULL,
+	    ctlprint_hosts, NULL, 0 },
+	{ "drain", "HOST", "finish the host's current run, then give it none",
+	    NULL, POS_HOST, NULL, ctlprint_drain, NULL, 0 },
+	{ "undrain", "HOST", "give a drained host work again",
+	    NULL, POS_HOST, NULL, ctlprint_drain, NULL, 0 },
 	{ "reload", "", "reload the configuration file (as SIGHUP does)",
-	    NULL, 0, 0, NULL, print_reload },
+	    NULL, POS_NONE, NULL, ctlprint_reload, NULL, 0 },
+	{ "bisect", "--good REV [--good REV ...] --bad REV --benchmark NAME "
+	    "--metric NAME [--group G] [--confidence C] [--max-samples N] "
+	    "[--first-parent] [--priority P]", "start a bisection",
+	    NULL, POS_NONE, bisect_opts, ctlprint_bisect, NULL, 0 },
+	{ "status", "[ID] [--follow]", "a bisection in detail, or all of them",
+	    NULL, { "ID", "bisection", ARG_ID, 0, 0 }, status_opts,
+	    ctlprint_status, session_status, 0 },
+	{ "list", "", "all bisections, one line each",
+	    NULL, POS_NONE, NULL, ctlprint_list, NULL, 0 },
+	{ "cancel", "ID", "stop a bisection and its remote work",
+	    NULL, POS_ID, NULL, ctlprint_cancel, NULL, 0 },
+	{ "log", "ID", "the bisection as `git bisect log` lines",
+	    NULL, POS_ID, NULL, ctlprint_log, NULL, 0 },
+	{ "samples", "ID [--commit C]", "the samples of a bisection",
+	    NULL, POS_ID, samples_opts, ctlprint_samples, NULL, 0 },
+	{ "report", "ID [--json]", "the bisection's report (--json: its data)",
+	    NULL, POS_ID, NULL, ctlprint_report, NULL, CTL_OWNJSON },
+	{ "watch", "", "print events as they happen, until interrupted",
+	    NULL, POS_NONE, NULL, NULL, session_watch, 0 },
 	{ "raw", "JSON", "send one request object as is, print the reply",
-	    NULL, 1, 1, build_raw, print_json },
+	    NULL, { "JSON", NULL, ARG_OBJECT, 1, 0 }, NULL, ctlprint_json,
+	    NULL, 0 },
 	{ "next", "--repo DIR --bad REV --good REV ...",
 	    "offline: the next commit to test (no daemon)",
-	    next_main, 0, -1, NULL, NULL },
+	    next_main, POS_NONE, NULL, NULL, NULL, 0 },
 };
+
+/* Long argument lists wrap under the command, at word boundaries. */
+static void
+usage_args(const char *args)
+{
+	const char *p = args, *sp;
+	int col = 0, n;
+
+	fprintf(stderr, "  %-8s", "");
+	while (*p != '\0') {
+		sp = strchr(p, ' ');
+		n = sp != NULL ? (int)(sp - p) : (int)strlen(p);
+		if (col > 0 && col + n > 66) {
+			fprintf(stderr, "\n  %-10s", "");
+			col = 2;
+		}
+		fprintf(stderr, " %.*s", n, p);
+		col += n + 1;
+		p += n;
+		while (*p == ' ')
+			p++;
+	}
+	fputc('\n', stderr);
+}
 
 /* Generated from the table, so the help never misses a command. */
 static void __attribute__((noreturn))
 usage(void)
 {
+	const struct ctlcmd *cmd;
 	size_t i;
 
 	fprintf(stderr, "usage: bisectctl [-s socket] [--json] command "
 	    "[args]\ncommands:\n");
-	for (i = 0; i < sizeof(ctlcmds) / sizeof(ctlcmds[0]); i++)
-		fprintf(stderr, "  %-8s %-36s %s\n", ctlcmds[i].name,
-		    ctlcmds[i].args, ctlcmds[i].help);
+	for (i = 0; i < sizeof(ctlcmds) / sizeof(ctlcmds[0]); i++) {
+		cmd = &ctlcmds[i];
+		if (strlen(cmd->args) <= 36) {
+			fprintf(stderr, "  %-8s %-36s %s\n", cmd->name,
+			    cmd->args, cmd->help);
+			continue;
+		}
+		fprintf(stderr, "  %-8s %-36s %s\n", cmd->name, "",
+		    cmd->help);
+		usage_args(cmd->args);
+	}
 	fprintf(stderr, "socket: -s, else $BISECTD_SOCKET, else %s\n",
 	    client_default_socket());
 	exit(EXIT_USAGE);
 }
 
-/* Missing strings print as "-" rather than crashing the output. */
-static const char *
-str(const json_t *o, const char *key)
+/* A usage error of one command: what is wrong, then its synopsis. */
+static int __attribute__((format(printf, 2, 3)))
+cmd_usage(const struct ctlcmd *cmd, const char *fmt, ...)
 {
-	const char *s = json_string_value(json_object_get(o, key));
+	va_list ap;
 
-	return s != NULL ? s : "-";
+	fprintf(stderr, "bisectctl %s: ", cmd->name);
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fprintf(stderr, "\nusage: bisectctl %s %s\n", cmd->name, cmd->args);
+	return EXIT_USAGE;
 }
 
-/* Printers turn replies into text; this one has nothing to add. */
-static void
-print_pong(const json_t *r)
-{
-	(void)r;
-	printf("pong\n");
-}
-
-/* One line, as a person would want it in a terminal. */
-static void
-print_version(const json_t *r)
-{
-	printf("bisectd %s (protocol %lld), pid %lld, up %llds\n",
-	    str(r, "version"),
-	    (long long)json_integer_value(json_object_get(r, "protocol")),
-	    (long long)json_integer_value(json_object_get(r, "pid")),
-	    (long long)json_integer_value(json_object_get(r, "uptime_s")));
-}
-
-/* Pretty JSON without the envelope: what a person wants to read. */
-static void
-print_json(const json_t *r)
-{
-	json_t *copy = json_deep_copy(r);
-	char *s;
-
-	json_object_del(copy, "ok");
-	json_object_del(copy, "id");
-	s = json_dumps(copy, JSON_INDENT(2));
-	if (s != NULL)
-		printf("%s\n", s);
-	free(s);
-	json_decref(copy);
-}
-
-/* Cells of the hosts table, one row per host; roles joined with commas. */
-static void
-hosts_row(const json_t *h, char cells[6][128])
-{
-	const json_t *roles = json_object_get(h, "roles"), *v;
-	size_t i, n = 0;
-
-	snprintf(cells[0], 128, "%s", str(h, "name"));
-	snprintf(cells[1], 128, "%s", str(h, "address"));
-	snprintf(cells[2], 128, "%lld",
-	    (long long)json_integer_value(json_object_get(h, "port")));
-	snprintf(cells[3], 128, "%s", str(h, "group"));
-	cells[4][0] = '\0';
-	json_array_foreach(roles, i, v)
-		n += (size_t)snprintf(cells[4] + n, n < 128 ? 128 - n : 0,
-		    "%s%s", i ? "," : "", json_string_value(v));
-	if (cells[4][0] == '\0')
-		strcpy(cells[4], "-");
-	snprintf(cells[5], 128, "%s", str(h, "state"));
-}
-
-/* An aligned table: widths from the longest cell of each column. */
-static void
-print_hosts(const json_t *r)
-{
-	static const char *const head[6] = {
-		"NAME", "ADDRESS", "PORT", "GROUP", "ROLES", "STATE"
-	};
-	const json_t *hosts = json_object_get(r, "hosts"), *h;
-	char cells[6][128];
-	int width[6], c;
-	size_t i;
-
-	for (c = 0; c < 6; c++)
-		width[c] = (int)strlen(head[c]);
-	json_array_foreach(hosts, i, h) {
-		hosts_row(h, cells);
-		for (c = 0; c < 6; c++)
-			if ((int)strlen(cells[c]) > width[c])
-				width[c] = (int)strlen(cells[c]);
-	}
-	for (c = 0; c < 6; c++)
-		printf("%-*s%s", c < 5 ? width[c] : 0, head[c],
-		    c < 5 ? "  " : "\n");
-	json_array_foreach(hosts, i, h) {
-		hosts_row(h, cells);
-		for (c = 0; c < 6; c++)
-			printf("%-*s%s", c < 5 ? width[c] : 0, cells[c],
-			    c < 5 ? "  " : "\n");
-	}
-	if (json_array_size(hosts) == 0)
-		printf("(no hosts configured)\n");
-}
-
-/* Names each setting that waits for a restart, so none is missed. */
-static void
-print_reload(const json_t *r)
-{
-	const json_t *v;
-	size_t i;
-
-	printf("configuration reloaded\n");
-	json_array_foreach(json_object_get(r, "restart_needed"), i, v)
-		printf("note: %s changed; it takes effect after a restart\n",
-		    json_string_value(v));
-}
-
-/* The optional positional argument is the group filter. */
+/* The whole text must be an integer in [lo, hi]; 0 or -1. */
 static int
-build_hosts(int argc, char **argv, json_t *req)
+parse_int(const char *s, long long lo, long long hi, long long *vp)
 {
-	if (argc > 1)
-		json_object_set_new(req, "group", json_string(argv[1]));
+	char *end;
+	long long v;
+
+	errno = 0;
+	v = strtoll(s, &end, 10);
+	if (*s == '\0' || *end != '\0' || errno != 0 || v < lo || v > hi)
+		return -1;
+	*vp = v;
 	return 0;
 }
 
-/* The request is the user's object as given; the table's cmd is dropped. */
-static int
-build_raw(int argc, char **argv, json_t *req)
+/*
+ * Turns one argument's text into JSON, or NULL with *why saying what was
+ * expected; checking here gives a usage error before the daemon is asked.
+ */
+static json_t *
+arg_value(const struct ctlarg *a, const char *text, const char **why)
 {
 	json_error_t jerr;
-	json_t *obj;
+	json_t *o;
+	long long v;
+	double d;
+	char *end;
 
-	(void)argc;
-	obj = json_loads(argv[1], 0, &jerr);
-	if (obj == NULL || !json_is_object(obj)) {
-		fprintf(stderr, "bisectctl raw: not a JSON object: %s\n",
-		    obj == NULL ? jerr.text : argv[1]);
-		json_decref(obj);
-		return -1;
+	switch (a->kind) {
+	case ARG_STRING:
+	case ARG_STRINGS:
+		*why = "a non-empty value";
+		return *text != '\0' ? json_string(text) : NULL;
+	case ARG_FRACTION:
+		*why = "a number between 0 and 1, such as 0.99";
+		errno = 0;
+		d = strtod(text, &end);
+		if (*text == '\0' || *end != '\0' || errno != 0 ||
+		    !isfinite(d) || d <= 0.0 || d >= 1.0)
+			return NULL;
+		return json_real(d);
+	case ARG_COUNT:
+		*why = "a whole number of at least 1";
+		return parse_int(text, 1, INT_MAX, &v) == 0 ?
+		    json_integer(v) : NULL;
+	case ARG_INT:
+		*why = "a whole number";
+		return parse_int(text, INT_MIN, INT_MAX, &v) == 0 ?
+		    json_integer(v) : NULL;
+	case ARG_ID:
+		*why = "a bisection id (a whole number of at least 1)";
+		return parse_int(text, 1, LLONG_MAX, &v) == 0 ?
+		    json_integer(v) : NULL;
+	case ARG_TRUE:
+		return json_true();
+	case ARG_OBJECT:
+		*why = "a JSON object";
+		o = json_loads(text, 0, &jerr);
+		if (o != NULL && !json_is_object(o)) {
+			json_decref(o);
+			o = NULL;
+		}
+		return o;
 	}
-	json_object_clear(req);
-	json_object_update(req, obj);
-	json_decref(obj);
+	return NULL;
+}
+
+/* Stores one argument in the request (or locally); 0 or a usage exit. */
+static int
+arg_store(const struct ctlcmd *cmd, const struct ctlarg *a, const char *text,
+    json_t *req, json_t *local)
+{
+	json_t *dst = a->local ? local : req, *v, *arr;
+	const char *why = "";
+	const char *dash = a == &cmd->pos ? "" : "--";
+
+	v = arg_value(a, text, &why);
+	if (v == NULL)
+		return cmd_usage(cmd, "%s%s: expected %s, not '%s'", dash,
+		    a->name, why, text);
+	if (a->kind == ARG_OBJECT) {
+		json_object_clear(req);
+		json_object_update(req, v);
+		json_decref(v);
+		return 0;
+	}
+	if (a->kind == ARG_STRINGS) {
+		arr = json_object_get(dst, a->field);
+		if (arr == NULL) {
+			arr = json_array();
+			json_object_set_new(dst, a->field, arr);
+		}
+		json_array_append_new(arr, v);
+		return 0;
+	}
+	if (a->kind != ARG_TRUE && json_object_get(dst, a->field) != NULL) {
+		json_decref(v);
+		return cmd_usage(cmd, "%s%s given twice", dash, a->name);
+	}
+	json_object_set_new(dst, a->field, v);
 	return 0;
 }
 
-/* An error reply in words, with any per-item detail the daemon sent. */
-static void
-print_error(const json_t *reply)
+/* Every required argument must be there. */
+static int
+args_check(const struct ctlcmd *cmd, const json_t *req, const json_t *local)
 {
-	const json_t *e = json_object_get(reply, "error"), *v;
-	size_t i;
+	const struct ctlarg *a;
 
-	fprintf(stderr, "bisectctl: %s: %s\n", str(e, "code"),
-	    str(e, "message"));
-	json_array_foreach(json_object_get(e, "errors"), i, v)
-		fprintf(stderr, "  %s\n", json_string_value(v));
+	for (a = cmd->opts; a != NULL && a->name != NULL; a++)
+		if (a->required && json_object_get(a->local ? local : req,
+		    a->field) == NULL)
+			return cmd_usage(cmd, "--%s is required", a->name);
+	return 0;
 }
 
-/* The common path of every daemon command: request, reply, exit status. */
+/*
+ * Fills req from the command's arguments as the table describes them;
+ * argv[0] is the command.  Returns 0 or EXIT_USAGE (message printed).
+ */
 static int
-run(const struct ctlcmd *cmd, const char *path, int raw, int argc,
-    char **argv)
+args_parse(const struct ctlcmd *cmd, int argc, char **argv, json_t *req,
+    json_t *local)
+{
+	struct option longopts[16];
+	size_t n = 0;
+	int ch, rc, npos;
+
+	memset(longopts, 0, sizeof(longopts));
+	for (n = 0; cmd->opts != NULL && cmd->opts[n].name != NULL &&
+	    n + 1 < sizeof(longopts) / sizeof(longopts[0]); n++) {
+		longopts[n].name = cmd->opts[n].name;
+		longopts[n].has_arg = cmd->opts[n].kind == ARG_TRUE ?
+		    no_argument : required_argument;
+		longopts[n].val = 256 + (int)n;
+	}
+	optind = 0;		/* glibc: start over with the new vector */
+	opterr = 0;
+	while ((ch = getopt_long(argc, argv, ":", longopts, NULL)) != -1) {
+		if (ch == ':')
+			return cmd_usage(cmd, "%s needs a value",
+			    argv[optind - 1]);
+		if (ch < 256)
+			return cmd_usage(cmd, "unknown option %s",
+			    argv[optind - 1]);
+		rc = arg_store(cmd, &cmd->opts[ch - 256], optarg, req, local);
+		if (rc != 0)
+			return rc;
+	}
+	npos = argc - optind;
+	if (npos > (cmd->pos.name != NULL ? 1 : 0))
+		return cmd_usage(cmd, "unexpected argument '%s'",
+		    argv[argc - 1]);
+	if (npos == 0 && cmd->pos.name != NULL && cmd->pos.required)
+		return cmd_usage(cmd, "%s is missing", cmd->pos.name);
+	if (npos == 1) {
+		rc = arg_store(cmd, &cmd->pos, argv[optind], req, local);
+		if (rc != 0)
+			return rc;
+	}
+	return args_check(cmd, req, local);
+}
+
+/* Connects and asks; the reply printed raw, for people, or as an error. */
+static int
+session_once(const struct ctlcmd *cmd, struct ctlopts *o, json_t *req)
 {
 	struct client c;
 	struct bd_error err;
-	json_t *req, *reply = NULL;
-	char *line = NULL;
+	json_t *reply;
+	char *line;
+	int rc;
+
+	client_init(&c);
+	bd_error_clear(&err);
+	rc = (int)client_call(&c, o->path, req, &line, &reply, &err);
+	if (rc == CLIENT_UNREACHED)
+		fprintf(stderr, "bisectctl: %s\n", err.msg);
+	else if (o->raw)
+		printf("%s\n", line);
+	else if (rc == CLIENT_OK)
+		cmd->print(stdout, reply, req, o->pflags);
+	else
+		ctlprint_error(stderr, reply);
+	free(line);
+	json_decref(reply);
+	client_release(&c);
+	return rc;
+}
+
+/* status prints once, or with --follow until the bisection ends. */
+static int
+session_status(const struct ctlcmd *cmd, struct ctlopts *o, json_t *req)
+{
+	if (!json_is_true(json_object_get(o->local, "follow")))
+		return session_once(cmd, o, req);
+	if (!json_is_integer(json_object_get(req, "bisection")))
+		return cmd_usage(cmd, "--follow needs a bisection ID");
+	return ctlstream_follow(o->path, req, o->raw);
+}
+
+/* The event stream until the daemon closes it or the user interrupts. */
+static int
+session_watch(const struct ctlcmd *cmd, struct ctlopts *o, json_t *req)
+{
+	(void)cmd;
+	return ctlstream_watch(o->path, req, o->raw);
+}
+
+/* Builds the request from the arguments and hands it to the session. */
+static int
+run(const struct ctlcmd *cmd, struct ctlopts *o, int argc, char **argv)
+{
+	json_t *req;
 	int rc;
 
 	req = json_pack("{s:s}", "cmd", cmd->name);
-	if (cmd->build != NULL && cmd->build(argc, argv, req) < 0) {
-		json_decref(req);
-		return EXIT_USAGE;
-	}
-	client_init(&c);
-	bd_error_clear(&err);
-	if (client_connect(&c, path, &err) < 0 ||
-	    client_request(&c, req, &line, &reply, &err) < 0) {
-		fprintf(stderr, "bisectctl: %s\n", err.msg);
-		rc = EXIT_UNREACHED;
-		goto out;
-	}
-	rc = json_is_true(json_object_get(reply, "ok")) ? EXIT_OK :
-	    EXIT_ERROR;
-	if (raw)
-		printf("%s\n", line);
-	else if (rc == EXIT_OK)
-		cmd->print(reply);
-	else
-		print_error(reply);
-out:
-	free(line);
-	json_decref(reply);
+	o->local = json_object();
+	rc = args_parse(cmd, argc, argv, req, o->local);
+	if (rc == 0)
+		rc = (cmd->session != NULL ? cmd->session :
+		    session_once)(cmd, o, req);
+	json_decref(o->local);
 	json_decref(req);
-	client_release(&c);
 	return rc;
 }
 
@@ -279,19 +450,21 @@ main(int argc, char **argv)
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 }
 	};
-	const char *path = client_default_socket();
+	struct ctlopts o;
 	const struct ctlcmd *cmd = NULL;
-	int ch, raw = 0, nargs;
-	size_t i;
+	int ch, nargs, i;
+	size_t k;
 
-	/* "+": options after the command belong to the command (next). */
+	memset(&o, 0, sizeof(o));
+	o.path = client_default_socket();
+	/* "+": options after the command belong to the command. */
 	while ((ch = getopt_long(argc, argv, "+s:h", longopts, NULL)) != -1) {
 		switch (ch) {
 		case 's':
-			path = optarg;
+			o.path = optarg;
 			break;
 		case 'j':
-			raw = 1;
+			o.raw = 1;
 			break;
 		default:
 			usage();
@@ -301,29 +474,27 @@ main(int argc, char **argv)
 	argv += optind;
 	if (argc < 1)
 		usage();
-	for (i = 0; i < sizeof(ctlcmds) / sizeof(ctlcmds[0]); i++)
-		if (strcmp(ctlcmds[i].name, argv[0]) == 0)
-			cmd = &ctlcmds[i];
+	for (k = 0; k < sizeof(ctlcmds) / sizeof(ctlcmds[0]); k++)
+		if (strcmp(ctlcmds[k].name, argv[0]) == 0)
+			cmd = &ctlcmds[k];
 	if (cmd == NULL) {
 		fprintf(stderr, "bisectctl: unknown command %s\n", argv[0]);
 		usage();
 	}
 	if (cmd->offline != NULL)
 		return cmd->offline(argc, argv);
-	/* `bisectctl hosts --json` means what `bisectctl --json hosts` does. */
-	for (i = 1, nargs = 1; i < (size_t)argc; i++) {
-		if (strcmp(argv[i], "--json") == 0)
-			raw = 1;
-		else
+	/*
+	 * `bisectctl hosts --json` means what `bisectctl --json hosts` does;
+	 * `report ID --json` asks for the report's data instead.
+	 */
+	for (i = 1, nargs = 1; i < argc; i++) {
+		if (strcmp(argv[i], "--json") != 0)
 			argv[nargs++] = argv[i];
+		else if (cmd->flags & CTL_OWNJSON)
+			o.pflags |= CTLPRINT_JSON;
+		else
+			o.raw = 1;
 	}
-	argc = nargs;
-	nargs = argc - 1;
-	if (nargs < cmd->minargs || (cmd->maxargs >= 0 &&
-	    nargs > cmd->maxargs)) {
-		fprintf(stderr, "usage: bisectctl %s %s\n", cmd->name,
-		    cmd->args);
-		return EXIT_USAGE;
-	}
-	return run(cmd, path, raw, argc, argv);
+	argv[nargs] = NULL;
+	return run(cmd, &o, nargs, argv);
 }

@@ -7,9 +7,11 @@
 #include "common/xmalloc.h"
 #include "config/config.h"
 #include "daemon/cmd.h"
+#include "daemon/cmdsvc.h"
 #include "daemon/ctl.h"
 #include "daemon/daemon.h"
 #include "daemon/log.h"
+#include "daemon/sched.h"
 #include "store/store.h"
 
 static cmd_fn	cmd_ping;
@@ -30,6 +32,16 @@ static const struct cmd_entry cmd_table[] = {
 	{ "config",	cmd_config,	0,			NULL },
 	{ "hosts",	cmd_hosts,	0,			cmd_hosts_fields },
 	{ "reload",	cmd_reload,	CMD_STATE_CHANGING,	NULL },
+	{ "bisect",	cmdsvc_bisect,	CMD_STATE_CHANGING,	cmdsvc_bisect_fields },
+	{ "status",	cmdsvc_status,	0,			cmdsvc_status_fields },
+	{ "list",	cmdsvc_list,	0,			NULL },
+	{ "cancel",	cmdsvc_cancel,	CMD_STATE_CHANGING,	cmdsvc_id_fields },
+	{ "log",	cmdsvc_log,	0,			cmdsvc_id_fields },
+	{ "samples",	cmdsvc_samples,	0,			cmdsvc_samples_fields },
+	{ "drain",	cmdsvc_drain,	CMD_STATE_CHANGING,	cmdsvc_host_fields },
+	{ "undrain",	cmdsvc_undrain,	CMD_STATE_CHANGING,	cmdsvc_host_fields },
+	{ "watch",	cmdsvc_watch,	0,			NULL },
+	{ "report",	cmdsvc_report,	0,			cmdsvc_id_fields },
 };
 
 static const char *const cmd_type_names[] = {
@@ -119,10 +131,17 @@ cmd_host_json(const struct daemon *d, const struct config_host *h)
 		if (h->roles & cmd_roles[i].bit)
 			json_array_append_new(roles,
 			    json_string(cmd_roles[i].name));
-	return json_pack("{s:s, s:s, s:I, s:s, s:o, s:s}",
+	json_t *o = json_pack("{s:s, s:s, s:I, s:s, s:o, s:s}",
 	    "name", h->name, "address", h->address, "port", (json_int_t)h->port,
 	    "group", h->group ? h->group : "", "roles", roles,
 	    "state", daemon_host_state(d, h));
+	json_t *cur = d->sched ? sched_host_current(d->sched, h->name) : NULL;
+
+	if (o == NULL)
+		return NULL;
+	json_object_set_new(o, "current", cur ? cur : json_null());
+	daemon_host_detail(d, h, o);
+	return o;
 }
 
 /* The fleet as configured; the optional group narrows it. */

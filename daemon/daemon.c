@@ -13,6 +13,9 @@
 #include "daemon/daemon.h"
 #include "daemon/log.h"
 #include "store/store.h"
+#include "daemon/sched.h"
+#include <git2.h>
+#include "remote/pool.h"
 
 /*
  * Wall-clock time, since events are read by people and compared across
@@ -27,13 +30,44 @@ daemon_now_ms(void)
 	return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
 }
 
-/* A single place for host state so the host pool can take it over. */
+/* The pool's view of a host; a host added by a reload is not in it yet. */
+static int
+daemon_host_info(const struct daemon *d, const struct config_host *h,
+    struct pool_host_info *hi)
+{
+	struct pool *p = d->sched ? sched_pool(d->sched) : NULL;
+	size_t i;
+
+	for (i = 0; p != NULL && i < pool_count(p); i++) {
+		pool_info(p, i, hi);
+		if (strcmp(hi->name, h->name) == 0)
+			return 0;
+	}
+	return -ENOENT;
+}
+
 const char *
 daemon_host_state(const struct daemon *d, const struct config_host *h)
 {
-	(void)d;
-	(void)h;
-	return "unknown";
+	struct pool_host_info hi;
+
+	if (daemon_host_info(d, h, &hi) < 0)
+		return "unknown";
+	return pool_health_name(hi.health);
+}
+
+void
+daemon_host_detail(const struct daemon *d, const struct config_host *h,
+    json_t *o)
+{
+	struct pool_host_info hi;
+
+	if (daemon_host_info(d, h, &hi) < 0)
+		return;
+	json_object_set_new(o, "infra_failures",
+	    json_integer(hi.infra_failures));
+	json_object_set_new(o, "leased", json_boolean(hi.leased));
+	json_object_set_new(o, "last_error", json_string(hi.last_error));
 }
 
 /*
@@ -154,6 +188,10 @@ daemon_init(struct daemon *d, const char *config_path, struct config *cfg,
 	d->loop_ready = 1;
 	if ((rc = daemon_start_loop(d, fd, err)) < 0)
 		return rc;
+	git_libgit2_init();
+	d->git_ready = 1;
+	if ((rc = sched_new(d, &d->sched, err)) < 0)
+		return rc;
 	log_info("bisectd %s listening on %s (pid %ld)", BISECTD_VERSION,
 	    dc->socket, (long)getpid());
 	return 0;
@@ -183,6 +221,7 @@ daemon_shutdown(struct daemon *d)
 	if (d->stopping)
 		return;
 	d->stopping = 1;
+	sched_stop(d->sched);
 	if (d->ctl_ready)
 		ctl_server_stop(&d->ctl);
 	for (i = 0; i < sizeof(sigs) / sizeof(sigs[0]); i++)
@@ -266,7 +305,9 @@ daemon_reload(struct daemon *d, struct config_errors *errs,
 		d->cfg.daemon.database = old.daemon.database;
 		old.daemon.database = NULL;
 	}
-	config_release(&old);
+	d->retired = xreallocarray(d->retired, d->nretired + 1,
+	    sizeof(*d->retired));
+	d->retired[d->nretired++] = old;
 	log_info("reload: %s applied", d->config_path);
 	return 0;
 }
@@ -275,6 +316,8 @@ daemon_reload(struct daemon *d, struct config_errors *errs,
 void
 daemon_release(struct daemon *d)
 {
+	size_t i;
+
 	if (d->loop_ready) {
 		/* A failed start may leave handles open: close and drain. */
 		daemon_shutdown(d);
@@ -282,9 +325,19 @@ daemon_release(struct daemon *d)
 		if (uv_loop_close(&d->loop) != 0)
 			log_warnx("event loop still had open handles");
 	}
+	sched_free(d->sched);
+	d->sched = NULL;
+	if (d->git_ready)
+		git_libgit2_shutdown();
+	d->git_ready = 0;
 	if (d->store != NULL)
 		store_close(d->store);
 	d->store = NULL;
+	for (i = 0; i < d->nretired; i++)
+		config_release(&d->retired[i]);
+	free(d->retired);
+	d->retired = NULL;
+	d->nretired = 0;
 	if (d->ctl_ready)
 		ctl_server_release(&d->ctl);
 	config_release(&d->cfg);

@@ -20,12 +20,18 @@
 #include "daemon/ctl.h"
 
 struct store;
+struct sched;
 
 struct daemon {
 	uv_loop_t	 loop;
 	struct config	 cfg;		/* the configuration in effect */
 	char		*config_path;	/* reloaded from here */
 	struct store	*store;
+	struct sched	*sched;		/* bisections, hosts, jobs */
+	/* Configurations replaced by reloads: running jobs may still point
+	 * into them, so they live until the daemon exits. */
+	struct config	*retired;
+	size_t		 nretired;
 	struct ctl_server ctl;
 	uv_signal_t	 sigint;
 	uv_signal_t	 sigterm;
@@ -34,6 +40,7 @@ struct daemon {
 	int		 loop_ready;	/* loop initialised: must be closed */
 	int		 ctl_ready;	/* control socket handed to the loop */
 	int		 stopping;
+	int		 git_ready;	/* libgit2 initialised */
 };
 
 /*
@@ -60,10 +67,13 @@ void	daemon_release(struct daemon *d);
 
 /*
  * The state of a configured host as the control protocol reports it.
- * "unknown" until the host pool tracks hosts; the pool will answer here.
+ * The pool's health ("up", "down", "quarantined", "draining").
  */
 const char *daemon_host_state(const struct daemon *d,
 	    const struct config_host *h);
+/* Adds the pool's failure count and last error of h to o. */
+void	daemon_host_detail(const struct daemon *d, const struct config_host *h,
+	    json_t *o);
 
 /*
  * main blocks SIGINT, SIGTERM and SIGHUP before anything else; daemon_init

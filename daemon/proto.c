@@ -14,6 +14,9 @@ static const char *const proto_error_codes[PROTO_E_COUNT] = {
 	[PROTO_E_TOO_MANY_CONNECTIONS] = "too-many-connections",
 	[PROTO_E_INVALID_CONFIG] = "invalid-config",
 	[PROTO_E_INTERNAL] = "internal",
+	[PROTO_E_INVALID_ARGUMENT] = "invalid-argument",
+	[PROTO_E_NOT_FOUND] = "not-found",
+	[PROTO_E_CONFLICT] = "conflict",
 };
 
 /* One table maps codes to strings so that no reply spells a code by hand. */

@@ -29,6 +29,9 @@ enum proto_error {
 	PROTO_E_TOO_MANY_CONNECTIONS,	/* over a cap; connection closed */
 	PROTO_E_INVALID_CONFIG,		/* reload: the new config has errors */
 	PROTO_E_INTERNAL,		/* the daemon failed; see its log */
+	PROTO_E_INVALID_ARGUMENT,	/* a field has a value that cannot work */
+	PROTO_E_NOT_FOUND,		/* no such bisection, host, revision or name */
+	PROTO_E_CONFLICT,		/* the object is not in a state that allows it */
 	PROTO_E_COUNT
 };
 

@@ -1,0 +1,636 @@
+/*
+ * Bisection engine: events, levels and the posterior.  The decisions
+ * (engine_next, the stopping rules and the probe plan) are in
+ * engine_next.c; both share bisect/engine_int.h.
+ */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "bisect/engine.h"
+#include "bisect/engine_int.h"
+#include "common/xmalloc.h"
+
+void
+engine_params_default(struct engine_params *p)
+{
+	memset(p, 0, sizeof(*p));
+	p->confidence = 0.99;
+	p->max_samples = 400;
+	p->repro_min = 3;
+	p->repro_max = 60;
+	p->repro_alpha = 0.01;
+	p->repro_beta = 0.01;
+	p->repro_effect = 1;
+	p->repro_gap = 0.25;
+	p->min_change = 0.01;
+	p->build_cost = 1;
+	p->run_cost = 1;
+	p->metric = ENGINE_NUMERIC;
+	p->direction = 0;
+	p->t_dof = 4;
+	p->contamination = 0.02;
+	p->level_p = 0.001;
+	p->misfit_scales = 6;
+	p->scale_floor_rel = 1e-4;
+	p->resolution = 0;
+	p->prior = NULL;
+}
+
+/* Rejects parameters that would make the model meaningless. */
+static int
+check_params(const struct engine_params *p, size_t n, struct bd_error *err)
+{
+	double sum = 0;
+	size_t i;
+
+	if (!(p->confidence > 0.5 && p->confidence < 1))
+		return bd_error_set(err, -EINVAL, "confidence must be in (0.5, 1)");
+	if (p->repro_min < 2 || p->repro_max < p->repro_min)
+		return bd_error_set(err, -EINVAL,
+		    "reproduction samples: need 2 <= min <= max");
+	if (p->max_samples < 2 * p->repro_min)
+		return bd_error_set(err, -EINVAL,
+		    "max_samples %u is below the reproduction check's %u",
+		    p->max_samples, 2 * p->repro_min);
+	if (!(p->repro_alpha > 0 && p->repro_alpha < 0.5) ||
+	    !(p->repro_beta > 0 && p->repro_beta < 0.5))
+		return bd_error_set(err, -EINVAL,
+		    "repro_alpha and repro_beta must be in (0, 0.5)");
+	if (!(p->repro_effect > 0) || !(p->repro_gap > 0 && p->repro_gap < 1))
+		return bd_error_set(err, -EINVAL,
+		    "repro_effect must be > 0 and repro_gap in (0, 1)");
+	if (!(p->min_change >= 0) || !(p->build_cost >= 0) ||
+	    !(p->run_cost > 0) || !(p->t_dof > 0) ||
+	    !(p->contamination > 0 && p->contamination < 0.5) ||
+	    !(p->level_p > 0 && p->level_p < 0.5) ||
+	    !(p->misfit_scales > 0) || !(p->scale_floor_rel >= 0) ||
+	    !(p->resolution >= 0))
+		return bd_error_set(err, -EINVAL, "engine parameter out of range");
+	if (p->metric != ENGINE_NUMERIC && p->metric != ENGINE_PASSFAIL)
+		return bd_error_set(err, -EINVAL, "unknown metric kind");
+	if (p->prior != NULL) {
+		for (i = 0; i < n; i++) {
+			if (!(p->prior[i] >= 0) || isinf(p->prior[i]))
+				return bd_error_set(err, -EINVAL,
+				    "prior weight %zu is not a finite number >= 0", i);
+			sum += p->prior[i];
+		}
+		if (!(sum > 0))
+			return bd_error_set(err, -EINVAL, "prior weights sum to 0");
+	}
+	return 0;
+}
+
+int
+engine_init(struct engine *e, const struct graph *g,
+    const struct engine_params *p, struct bd_error *err)
+{
+	struct engine_priv *v;
+	size_t n = g->n, i;
+	int rc;
+
+	memset(e, 0, sizeof(*e));
+	if (n == 0 || n >= UINT32_MAX)
+		return bd_error_set(err, -EINVAL, "empty candidate set");
+	if ((rc = check_params(p, n, err)) != 0)
+		return rc;
+	v = xcalloc(1, sizeof(*v));
+	v->n = n;
+	v->tmp = xcalloc(n, sizeof(double));
+	v->q = xcalloc(n, sizeof(double));
+	/* The bad revision is the one commit every candidate reaches. */
+	for (i = 0; i < n; i++)
+		v->tmp[i] = 1;
+	graph_prob_bad(g, v->tmp, v->q);
+	if (fabs(v->q[n - 1] - (double)n) > 0.5) {
+		free(v->tmp);
+		free(v->q);
+		free(v);
+		return bd_error_set(err, -EINVAL,
+		    "the last candidate is not a descendant of all others");
+	}
+	e->g = g;
+	e->bad = (uint32_t)(n - 1);
+	e->p = *p;
+	e->p.prior = NULL;
+	e->priv = v;
+	stats_gh_init(&v->gh);
+	v->nsamp = xcalloc(n, sizeof(uint32_t));
+	v->skip = xcalloc(n, sizeof(uint8_t));
+	v->inflight = xcalloc(n, sizeof(uint32_t));
+	v->slot = xcalloc(n, sizeof(uint32_t));
+	v->logprior = xcalloc(n, sizeof(double));
+	v->L = xcalloc(n, sizeof(double));
+	v->mass = xcalloc(n, sizeof(double));
+	v->mark = xcalloc(n, sizeof(uint8_t));
+	v->order = xcalloc(n, sizeof(struct engine_cand));
+	for (i = 0; i < n; i++)
+		v->logprior[i] = p->prior == NULL ? 0 :
+		    p->prior[i] > 0 ? log(p->prior[i]) : -INFINITY;
+	v->rp.min_per_side = p->repro_min;
+	v->rp.max_per_side = p->repro_max;
+	v->rp.alpha = p->repro_alpha;
+	v->rp.beta = p->repro_beta;
+	v->rp.effect = p->repro_effect;
+	v->rp.gap = p->repro_gap;
+	v->rp.min_change = p->min_change;
+	v->rp.passfail = p->metric == ENGINE_PASSFAIL;
+	v->nlooks = repro_schedule(&v->rp, v->looks, REPRO_MAX_LOOKS);
+	v->phase = ENGINE_PHASE_REPRO;
+	v->llr_cap = log((1 - p->contamination) / p->contamination);
+	engine_update(e);
+	return 0;
+}
+
+void
+engine_release(struct engine *e)
+{
+	struct engine_priv *v = e->priv;
+
+	if (v != NULL) {
+		free(v->sc);
+		free(v->sv);
+		free(v->nsamp);
+		free(v->skip);
+		free(v->inflight);
+		free(v->slot);
+		free(v->slot_commit);
+		free(v->slot_llr);
+		free(v->slot_class);
+		free(v->desc);
+		free(v->logprior);
+		free(v->L);
+		free(v->mass);
+		free(v->q);
+		free(v->tmp);
+		free(v->mark);
+		free(v->order);
+		free(v->buf);
+		free(v->probes);
+		free(v);
+	}
+	memset(e, 0, sizeof(*e));
+}
+
+/* A new sampled candidate gets a slot: a bit in the descendant sets. */
+static void
+add_slot(struct engine *e, uint32_t c)
+{
+	struct engine_priv *v = e->priv;
+
+	if (v->nslots == v->slotcap) {
+		v->slotcap = v->slotcap ? 2 * v->slotcap : 16;
+		v->slot_commit = xreallocarray(v->slot_commit, v->slotcap,
+		    sizeof(uint32_t));
+		v->slot_llr = xreallocarray(v->slot_llr, v->slotcap,
+		    sizeof(double));
+		v->slot_class = xreallocarray(v->slot_class, v->slotcap,
+		    sizeof(int8_t));
+	}
+	v->slot_commit[v->nslots] = c;
+	v->slot_llr[v->nslots] = 0;
+	v->slot_class[v->nslots] = 0;
+	v->slot[c] = (uint32_t)++v->nslots;
+	v->desc_dirty = 1;
+}
+
+int
+engine_add_sample(struct engine *e, uint32_t commit, double value,
+    struct bd_error *err)
+{
+	struct engine_priv *v = e->priv;
+
+	if (commit != ENGINE_GOOD && commit >= v->n)
+		return bd_error_set(err, -EINVAL, "commit %u is not a candidate",
+		    commit);
+	if (!isfinite(value))
+		return bd_error_set(err, -EINVAL, "sample value is not finite");
+	if (e->p.metric == ENGINE_PASSFAIL && value != 0 && value != 1)
+		return bd_error_set(err, -EINVAL,
+		    "pass/fail sample must be 0 (pass) or 1 (fail)");
+	if (v->ns == v->scap) {
+		v->scap = v->scap ? 2 * v->scap : 64;
+		v->sc = xreallocarray(v->sc, v->scap, sizeof(uint32_t));
+		v->sv = xreallocarray(v->sv, v->scap, sizeof(double));
+	}
+	v->sc[v->ns] = commit;
+	v->sv[v->ns] = value;
+	v->ns++;
+	if (commit == ENGINE_GOOD) {
+		v->ng++;
+		if (v->inflight_good > 0)
+			v->inflight_good--;
+	} else {
+		if (commit == e->bad)
+			v->nb++;
+		else if (v->slot[commit] == 0)
+			add_slot(e, commit);
+		v->nsamp[commit]++;
+		v->skip[commit] = 0;
+		if (v->inflight[commit] > 0)
+			v->inflight[commit]--;
+	}
+	engine_update(e);
+	return 0;
+}
+
+int
+engine_add_skip(struct engine *e, uint32_t commit, struct bd_error *err)
+{
+	struct engine_priv *v = e->priv;
+
+	if (commit == ENGINE_GOOD || commit == e->bad)
+		return bd_error_set(err, -EINVAL,
+		    "an endpoint cannot be skipped: nothing to compare without it");
+	if (commit >= v->n)
+		return bd_error_set(err, -EINVAL, "commit %u is not a candidate",
+		    commit);
+	v->skip[commit] = 1;
+	v->inflight[commit] = 0;
+	return 0;
+}
+
+void
+engine_probe_dropped(struct engine *e, uint32_t commit)
+{
+	struct engine_priv *v = e->priv;
+
+	if (commit == ENGINE_GOOD) {
+		if (v->inflight_good > 0)
+			v->inflight_good--;
+	} else if (commit < v->n && v->inflight[commit] > 0)
+		v->inflight[commit]--;
+}
+
+void
+engine_probe_restore(struct engine *e, uint32_t commit)
+{
+	struct engine_priv *v = e->priv;
+
+	if (commit == ENGINE_GOOD)
+		v->inflight_good++;
+	else if (commit < v->n)
+		v->inflight[commit]++;
+}
+
+const double *
+engine_mass(const struct engine *e)
+{
+	return e->priv->mass;
+}
+
+const double *
+engine_prob_bad(const struct engine *e)
+{
+	return e->priv->q;
+}
+
+/* Which side's levels a sample informs: -1 good, +1 bad, 0 neither. */
+static int
+sample_side(const struct engine *e, size_t i)
+{
+	const struct engine_priv *v = e->priv;
+	uint32_t c = v->sc[i];
+
+	if (c == ENGINE_GOOD)
+		return -1;
+	if (c == e->bad)
+		return 1;
+	return v->slot_class[v->slot[c] - 1];
+}
+
+/* Collects the values of one side into v->buf; returns how many. */
+static size_t
+side_values(struct engine *e, int side)
+{
+	struct engine_priv *v = e->priv;
+	size_t i, k = 0;
+
+	if (v->bufcap < v->ns) {
+		v->bufcap = v->ns;
+		v->buf = xreallocarray(v->buf, v->bufcap, sizeof(double));
+	}
+	for (i = 0; i < v->ns; i++)
+		if (sample_side(e, i) == side)
+			v->buf[k++] = v->sv[i];
+	return k;
+}
+
+/*
+ * Location of each side: a trimmed mean that trims at least one value from
+ * each end (the median of the first few samples; robust to a wild run,
+ * yet steadier than a median when the noise is bimodal).  Then one pooled
+ * robust scale from the residuals around the two locations.  Noise is
+ * usually the same on both sides; pooling halves the estimate's variance
+ * when samples are few.
+ */
+static void
+levels_numeric(struct engine *e)
+{
+	struct engine_priv *v = e->priv;
+	size_t ng = 0, nb = 0, nr = 0, i, k;
+	double *res, floor_s, big, loc;
+	int side;
+
+	res = xcalloc(v->ns ? v->ns : 1, sizeof(double));
+	for (side = -1; side <= 1; side += 2) {
+		k = side_values(e, side);
+		loc = k ? stats_tmean_inplace(v->buf, k, ENGINE_TRIM, 1) : 0;
+		if (side < 0) {
+			v->mu_g = loc;
+			ng = k;
+		} else {
+			v->mu_b = loc;
+			nb = k;
+		}
+		for (i = 0; i < k; i++)
+			res[nr++] = fabs(v->buf[i] - loc);
+	}
+	/* The MAD of n residuals about a fitted centre runs low by ~n/(n-2). */
+	v->scale = nr > 2 ? 1.4826 * stats_median_inplace(res, nr) *
+	    (double)nr / (double)(nr - 2) : 0;
+	free(res);
+	big = fmax(fabs(v->mu_g), fabs(v->mu_b));
+	floor_s = fmax(e->p.scale_floor_rel * big, e->p.resolution);
+	floor_s = fmax(floor_s, 1e-9 * (1 + big));
+	if (v->scale < floor_s)
+		v->scale = floor_s;
+	/* Predictive scale: a level known from k samples is itself uncertain. */
+	v->s_g = v->scale * sqrt(1 + 1.0 / (double)(ng ? ng : 1));
+	v->s_b = v->scale * sqrt(1 + 1.0 / (double)(nb ? nb : 1));
+	v->nlev_g = ng;
+	v->nlev_b = nb;
+}
+
+/* Failure rates with a Jeffreys Beta(1/2, 1/2) prior: direction-agnostic. */
+static void
+levels_passfail(struct engine *e)
+{
+	struct engine_priv *v = e->priv;
+	size_t k, i;
+	double f;
+	int side;
+
+	for (side = -1; side <= 1; side += 2) {
+		k = side_values(e, side);
+		for (f = 0, i = 0; i < k; i++)
+			f += v->buf[i] != 0;
+		f = (f + 0.5) / ((double)k + 1);
+		f = fmin(fmax(f, 1e-3), 1 - 1e-3);
+		if (side < 0) {
+			v->pg = f;
+			v->nlev_g = k;
+		} else {
+			v->pb = f;
+			v->nlev_b = k;
+		}
+	}
+}
+
+/* Soft cap: one sample can never be worth more than the cap in log odds. */
+static double
+cap_llr(const struct engine_priv *v, double llr)
+{
+	return v->llr_cap * tanh(llr / v->llr_cap);
+}
+
+/* Evidence of one value for "bad" over "good", capped. */
+static double
+sample_llr(const struct engine *e, double y)
+{
+	const struct engine_priv *v = e->priv;
+	double nu = e->p.t_dof, zb, zg, l;
+
+	if (e->p.metric == ENGINE_PASSFAIL)
+		l = y != 0 ? log(v->pb / v->pg) : log((1 - v->pb) / (1 - v->pg));
+	else {
+		zb = (y - v->mu_b) / v->s_b;
+		zg = (y - v->mu_g) / v->s_g;
+		l = -0.5 * (nu + 1) * (log1p(zb * zb / nu) - log1p(zg * zg / nu)) -
+		    log(v->s_b / v->s_g);
+	}
+	return cap_llr(v, l);
+}
+
+/* Sums the evidence per sampled candidate and counts misfits. */
+static void
+compute_llr(struct engine *e)
+{
+	struct engine_priv *v = e->priv;
+	double lim = e->p.misfit_scales * v->scale;
+	size_t i;
+	uint32_t c;
+
+	for (i = 0; i < v->nslots; i++)
+		v->slot_llr[i] = 0;
+	v->misfits = 0;
+	for (i = 0; i < v->ns; i++) {
+		c = v->sc[i];
+		if (e->p.metric == ENGINE_NUMERIC && v->levels_ok &&
+		    fabs(v->sv[i] - v->mu_g) > lim && fabs(v->sv[i] - v->mu_b) > lim)
+			v->misfits++;
+		if (c == ENGINE_GOOD || c == e->bad || !v->levels_ok)
+			continue;
+		v->slot_llr[v->slot[c] - 1] += sample_llr(e, v->sv[i]);
+	}
+}
+
+/*
+ * desc[c] holds, as a bit per slot, the sampled candidates that have c as
+ * an ancestor-or-self; children come after parents, so one backward pass
+ * ORs every child's set into its parents.
+ */
+static void
+build_desc(struct engine *e)
+{
+	struct engine_priv *v = e->priv;
+	const struct graph *g = e->g;
+	size_t w = (v->nslots + 63) / 64, x, k, j;
+	uint64_t *dx, *dp;
+
+	v->words = w ? w : 1;
+	free(v->desc);
+	v->desc = xcalloc(v->n * v->words, sizeof(uint64_t));
+	for (k = 0; k < v->nslots; k++)
+		v->desc[(size_t)v->slot_commit[k] * v->words + k / 64] |=
+		    (uint64_t)1 << (k % 64);
+	for (x = v->n; x-- > 0;) {
+		dx = &v->desc[x * v->words];
+		for (j = g->par_off[x]; j < g->par_off[x + 1]; j++) {
+			dp = &v->desc[(size_t)g->par[j] * v->words];
+			for (k = 0; k < v->words; k++)
+				dp[k] |= dx[k];
+		}
+	}
+	v->desc_dirty = 0;
+}
+
+/*
+ * log pi(c) = log pi0(c) + sum of the evidence at sampled descendants of
+ * c.  Neighbouring indices usually share the descendant set, so the sum is
+ * reused when the set repeats.
+ */
+static void
+posterior(struct engine *e)
+{
+	struct engine_priv *v = e->priv;
+	size_t c, k, w = v->words;
+	double max = -INFINITY, sum = 0, l;
+	uint64_t bits;
+
+	if (v->desc_dirty)
+		build_desc(e);
+	for (c = 0; c < v->n; c++) {
+		const uint64_t *d = &v->desc[c * w];
+
+		if (c > 0 && w > 0 && memcmp(d, d - w, w * sizeof(uint64_t)) == 0) {
+			v->L[c] = v->L[c - 1];
+		} else {
+			l = 0;
+			for (k = 0; k < w; k++)
+				for (bits = d[k]; bits != 0; bits &= bits - 1)
+					l += v->slot_llr[k * 64 +
+					    (size_t)__builtin_ctzll(bits)];
+			v->L[c] = l;
+		}
+		l = v->logprior[c] + v->L[c];
+		if (l > max)
+			max = l;
+	}
+	for (c = 0; c < v->n; c++) {
+		v->mass[c] = exp(v->logprior[c] + v->L[c] - max);
+		sum += v->mass[c];
+	}
+	for (c = 0; c < v->n; c++)
+		v->mass[c] /= sum;
+	graph_prob_bad(e->g, v->mass, v->q);
+}
+
+/* Re-sorts the sampled candidates into good/bad/undecided; 1 if changed. */
+static int
+classify(struct engine *e)
+{
+	struct engine_priv *v = e->priv;
+	double lp = e->p.level_p, q;
+	int changed = 0, cl;
+	size_t k;
+
+	for (k = 0; k < v->nslots; k++) {
+		q = v->q[v->slot_commit[k]];
+		cl = q < lp ? -1 : q > 1 - lp ? 1 : 0;
+		if (v->phase != ENGINE_PHASE_BISECT)
+			cl = 0;
+		if (cl != v->slot_class[k]) {
+			v->slot_class[k] = (int8_t)cl;
+			changed = 1;
+		}
+	}
+	return changed;
+}
+
+/* Runs the look of the reproduction check that the samples have reached. */
+static void
+repro_step(struct engine *e)
+{
+	struct engine_priv *v = e->priv;
+	size_t have = v->ng < v->nb ? v->ng : v->nb, look = v->look, k;
+	size_t ng, nb;
+	double *good, *bad;
+	enum repro_result r;
+
+	if (v->phase != ENGINE_PHASE_REPRO || look >= v->nlooks ||
+	    have < v->looks[look])
+		return;
+	while (look + 1 < v->nlooks && v->looks[look + 1] <= have)
+		look++;
+	good = xcalloc(v->ng, sizeof(double));
+	bad = xcalloc(v->nb, sizeof(double));
+	for (k = 0, ng = 0, nb = 0; k < v->ns; k++) {
+		if (v->sc[k] == ENGINE_GOOD)
+			good[ng++] = v->sv[k];
+		else if (v->sc[k] == e->bad)
+			bad[nb++] = v->sv[k];
+	}
+	r = repro_decide(&v->rp, good, ng, bad, nb, look + 1 == v->nlooks,
+	    &v->rstat);
+	free(good);
+	free(bad);
+	v->look = look + 1;
+	if (r == REPRO_REPRODUCED)
+		v->phase = ENGINE_PHASE_BISECT;
+	else if (r == REPRO_NOT_REPRODUCED)
+		v->phase = ENGINE_PHASE_NOT_REPRODUCED;
+}
+
+/* The per-sample channel at the current levels, capped like the evidence. */
+static void
+channel(const struct engine *e, struct stats_channel *ch)
+{
+	const struct engine_priv *v = e->priv;
+	size_t i;
+
+	if (e->p.metric == ENGINE_PASSFAIL)
+		stats_channel_binary(ch, v->pg, v->pb);
+	else
+		stats_channel_numeric(ch, &v->gh,
+		    fabs(v->mu_b - v->mu_g) / v->scale, e->p.t_dof);
+	for (i = 0; i < ch->n; i++)
+		ch->llr[i] = cap_llr(v, ch->llr[i]);
+}
+
+double
+engine_info_half(const struct engine *e)
+{
+	struct stats_channel ch;
+
+	channel(e, &ch);
+	return stats_channel_info(&ch, 0.5);
+}
+
+/*
+ * Tabulates I(q) for the current levels so probe scoring is a lookup; done
+ * on demand, since only probe choice needs it.
+ */
+void
+engine_info_table(struct engine *e)
+{
+	struct engine_priv *v = e->priv;
+	struct stats_channel ch;
+	size_t i;
+
+	if (!v->itab_dirty)
+		return;
+	v->itab_dirty = 0;
+	channel(e, &ch);
+	for (i = 0; i <= ENGINE_ITAB; i++)
+		v->itab[i] = stats_channel_info(&ch, (double)i / ENGINE_ITAB);
+	v->i_half = v->itab[ENGINE_ITAB / 2];
+}
+
+/*
+ * Recomputes everything derived from the samples.  Levels depend on which
+ * commits are classified, and the classes on the posterior, so the two are
+ * iterated a few times; the fixed count keeps the result a deterministic
+ * function of the sample sequence.
+ */
+void
+engine_update(struct engine *e)
+{
+	struct engine_priv *v = e->priv;
+	int it;
+
+	repro_step(e);
+	for (it = 0; it < 3; it++) {
+		if (e->p.metric == ENGINE_PASSFAIL)
+			levels_passfail(e);
+		else
+			levels_numeric(e);
+		v->levels_ok = v->nlev_g >= 2 && v->nlev_b >= 2;
+		compute_llr(e);
+		posterior(e);
+		if (!classify(e))
+			break;
+	}
+	v->itab_dirty = 1;
+}

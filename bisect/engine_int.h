@@ -1,0 +1,97 @@
+/*
+ * Internal state of the bisection engine, shared by bisect/engine.c
+ * (events, levels, posterior) and bisect/engine_next.c (decisions).  Not
+ * for use outside the engine.
+ */
+#ifndef BISECT_ENGINE_INT_H
+#define BISECT_ENGINE_INT_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "bisect/engine.h"
+#include "bisect/repro.h"
+#include "bisect/stats.h"
+
+/* Resolution of the tabulated information function I(q). */
+#define ENGINE_ITAB 128
+
+/* Fraction trimmed from each end of a side for its level. */
+#define ENGINE_TRIM 0.1
+
+struct engine_priv {
+	size_t		 n;
+	struct stats_gh	 gh;
+
+	/* Samples in arrival order: commit (or ENGINE_GOOD) and value. */
+	size_t		 ns, scap;
+	uint32_t	*sc;
+	double		*sv;
+	size_t		 ng, nb;	/* endpoint samples */
+
+	/* Per candidate. */
+	uint32_t	*nsamp;
+	uint8_t		*skip;
+	uint32_t	*inflight;
+	uint32_t	 inflight_good;
+	uint32_t	*slot;		/* 1 + slot index, 0 when unsampled */
+
+	/* Sampled candidates other than the bad endpoint. */
+	size_t		 nslots, slotcap;
+	uint32_t	*slot_commit;
+	double		*slot_llr;	/* summed evidence for "bad" */
+	int8_t		*slot_class;	/* -1 good, +1 bad, 0 undecided */
+	size_t		 words;
+	uint64_t	*desc;		/* n x words descendant bit sets */
+	int		 desc_dirty;
+
+	/* Posterior. */
+	double		*logprior;
+	double		*L;
+	double		*mass;
+	double		*q;
+
+	/* Levels. */
+	int		 levels_ok;
+	double		 mu_g, mu_b, scale, s_g, s_b;
+	double		 pg, pb;
+	size_t		 nlev_g, nlev_b;
+	size_t		 misfits;
+	double		 llr_cap;
+
+	/* Reproduction check. */
+	enum engine_phase phase;
+	struct repro_params rp;
+	unsigned	 looks[REPRO_MAX_LOOKS];
+	size_t		 nlooks, look;
+	struct repro_stat rstat;
+
+	/* Information per sample. */
+	double		 itab[ENGINE_ITAB + 1];
+	double		 i_half;
+	int		 itab_dirty;
+	unsigned	 cache_k;
+	int		 cache_q;
+	unsigned	 cache_m;
+
+	/* Scratch and output. */
+	double		*tmp;
+	uint8_t		*mark;
+	struct engine_cand *order;
+	double		*buf;
+	size_t		 bufcap;
+	uint32_t	*probes;
+	size_t		 nprobes, probecap;
+	struct engine_cand cands[ENGINE_MAX_CANDS];
+};
+
+/* Recomputes levels, evidence and posterior after an event. */
+void	engine_update(struct engine *e);
+
+/* Bits one sample at P(bad) = 1/2 carries at the current levels. */
+double	engine_info_half(const struct engine *e);
+
+/* Brings the I(q) table up to date with the levels. */
+void	engine_info_table(struct engine *e);
+
+#endif

@@ -1,0 +1,507 @@
+/*
+ * Bisection engine: decisions.  What to sample next (reproduction looks,
+ * then probes chosen by expected information per unit cost, k at a time at
+ * posterior quantiles), when to stop, and the status summary.
+ */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "bisect/engine.h"
+#include "bisect/engine_int.h"
+#include "common/xmalloc.h"
+
+/* I(q) by linear interpolation in the table. */
+static double
+info_at(const struct engine_priv *v, double q)
+{
+	double x;
+	size_t i;
+
+	if (q <= 0 || q >= 1)
+		return 0;
+	x = q * ENGINE_ITAB;
+	i = (size_t)x;
+	if (i >= ENGINE_ITAB)
+		return v->itab[ENGINE_ITAB];
+	return v->itab[i] + (x - (double)i) * (v->itab[i + 1] - v->itab[i]);
+}
+
+/*
+ * A commit already built (sampled or in flight) costs one run.  A new one
+ * also costs a build, spread over the runs it is expected to get: about
+ * 1 / I(1/2) at low effect sizes, one at high ones.
+ */
+static double
+probe_cost(const struct engine *e, uint32_t x)
+{
+	const struct engine_priv *v = e->priv;
+	double amort = v->i_half < 1 ? v->i_half : 1;
+
+	if (v->nsamp[x] > 0 || v->inflight[x] > 0)
+		return e->p.run_cost;
+	return e->p.run_cost + e->p.build_cost * amort;
+}
+
+static void
+push_probe(struct engine *e, uint32_t c)
+{
+	struct engine_priv *v = e->priv;
+
+	if (v->nprobes == v->probecap) {
+		v->probecap = v->probecap ? 2 * v->probecap : 16;
+		v->probes = xreallocarray(v->probes, v->probecap,
+		    sizeof(uint32_t));
+	}
+	v->probes[v->nprobes++] = c;
+	if (c == ENGINE_GOOD)
+		v->inflight_good++;
+	else
+		v->inflight[c]++;
+}
+
+/*
+ * Fills the current look of the reproduction check, bad side first on a
+ * tie; hosts left over go to the next look, whose samples will be needed
+ * anyway unless the check ends early.
+ */
+static void
+repro_next(struct engine *e, unsigned nfree, struct engine_action *out)
+{
+	struct engine_priv *v = e->priv;
+	size_t look = v->look < v->nlooks ? v->look : v->nlooks - 1;
+	size_t target = v->looks[look], hg, hb;
+
+	while (v->nprobes < nfree) {
+		hg = v->ng + v->inflight_good;
+		hb = v->nb + v->inflight[e->bad];
+		if (hb < target && hb <= hg)
+			push_probe(e, e->bad);
+		else if (hg < target)
+			push_probe(e, ENGINE_GOOD);
+		else if (hb < target)
+			push_probe(e, e->bad);
+		else if (look + 1 < v->nlooks)
+			target = v->looks[++look];
+		else
+			break;
+	}
+	out->kind = v->nprobes > 0 ? ENGINE_SAMPLE : ENGINE_WAIT;
+}
+
+static int
+cmp_cand(const void *a, const void *b)
+{
+	const struct engine_cand *x = a, *y = b;
+
+	if (x->mass != y->mass)
+		return x->mass > y->mass ? -1 : 1;
+	return (x->commit > y->commit) - (x->commit < y->commit);
+}
+
+/*
+ * Sorts candidates by mass into order[] and returns the size of the
+ * smallest leading set that holds the confidence.
+ */
+static size_t
+conf_set(const struct engine *e, struct engine_cand *order, double conf)
+{
+	const struct engine_priv *v = e->priv;
+	double cum = 0;
+	size_t c;
+
+	for (c = 0; c < v->n; c++) {
+		order[c].commit = (uint32_t)c;
+		order[c].mass = v->mass[c];
+	}
+	qsort(order, v->n, sizeof(*order), cmp_cand);
+	for (c = 0; c < v->n; c++) {
+		cum += order[c].mass;
+		if (cum >= conf - 1e-12)
+			return c + 1;
+	}
+	return v->n;
+}
+
+/*
+ * Whether some buildable commit has part, but not all, of the set among
+ * its ancestors: only then can a sample tell set members apart.
+ */
+static int
+splittable(struct engine *e, size_t ns)
+{
+	struct engine_priv *v = e->priv;
+	double *cnt = v->buf;
+	size_t k, x;
+
+	if (ns <= 1)
+		return 0;
+	if (v->bufcap < v->n) {
+		v->bufcap = v->n;
+		v->buf = cnt = xreallocarray(v->buf, v->bufcap, sizeof(double));
+	}
+	memset(v->tmp, 0, v->n * sizeof(double));
+	for (k = 0; k < ns; k++)
+		v->tmp[v->order[k].commit] = 1;
+	graph_prob_bad(e->g, v->tmp, cnt);
+	for (x = 0; x < v->n; x++)
+		if (!v->skip[x] && cnt[x] > 0.5 && cnt[x] < (double)ns - 0.5)
+			return 1;
+	return 0;
+}
+
+/*
+ * The direct samples a verdict needs, as in git's "first bad commit": each
+ * buildable member of the set, and each buildable parent of a member that
+ * is outside the set.  Parents outside the candidates are good revisions,
+ * sampled by the reproduction check.  Writes them to list, returns count.
+ */
+static size_t
+required_missing(struct engine *e, size_t ns, uint32_t *list)
+{
+	struct engine_priv *v = e->priv;
+	const struct graph *g = e->g;
+	size_t k, nm = 0, j;
+	uint32_t c, p;
+
+	for (k = 0; k < ns; k++)
+		v->mark[v->order[k].commit] = 1;
+	for (k = 0; k < ns; k++) {
+		c = v->order[k].commit;
+		if (!v->skip[c] && v->nsamp[c] == 0 && v->mark[c] != 2) {
+			list[nm++] = c;
+			v->mark[c] = 2;
+		}
+		for (j = g->par_off[c]; j < g->par_off[c + 1]; j++) {
+			p = g->par[j];
+			if (v->mark[p] == 0 && !v->skip[p] && v->nsamp[p] == 0) {
+				list[nm++] = p;
+				v->mark[p] = 3;
+			}
+		}
+	}
+	for (k = 0; k < ns; k++) {
+		c = v->order[k].commit;
+		v->mark[c] = 0;
+		for (j = g->par_off[c]; j < g->par_off[c + 1]; j++)
+			v->mark[g->par[j]] = 0;
+	}
+	return nm;
+}
+
+static void
+set_cands(struct engine *e, size_t ns, struct engine_action *out)
+{
+	struct engine_priv *v = e->priv;
+	size_t k;
+
+	out->nset = ns;
+	out->ncands = ns < ENGINE_MAX_CANDS ? ns : ENGINE_MAX_CANDS;
+	out->confidence = 0;
+	for (k = 0; k < ns; k++) {
+		if (k < out->ncands)
+			v->cands[k] = v->order[k];
+		out->confidence += v->order[k].mass;
+	}
+	out->cands = v->cands;
+}
+
+static void
+verdict(struct engine *e, size_t ns, struct engine_action *out)
+{
+	struct engine_priv *v = e->priv;
+
+	if (ns == 1 && !v->skip[v->order[0].commit]) {
+		out->kind = ENGINE_DONE;
+		out->culprit = v->order[0].commit;
+		out->confidence = v->order[0].mass;
+		return;
+	}
+	out->kind = ENGINE_AMONG;
+	set_cands(e, ns, out);
+}
+
+/*
+ * How many distinct points a round of k probes should use: the count that
+ * maximises the round's mutual information on a chain, each sample seen as
+ * a binary symmetric channel carrying I(1/2) bits.  Many points win at
+ * large effects, repeats at a few points at small ones.
+ */
+static unsigned
+batch_points(struct engine *e, unsigned k, size_t useful)
+{
+	struct engine_priv *v = e->priv;
+	unsigned m, j, best_m = 1, reps[64];
+	int cq = (int)(v->i_half * 200);
+	double eps, mi, best = -1;
+
+	if (k <= 1)
+		return k;
+	if (k == v->cache_k && cq == v->cache_q && v->cache_m <= useful)
+		return v->cache_m;
+	eps = stats_bsc_eps(v->i_half);
+	for (m = 1; m <= k && m <= useful && m <= 64; m++) {
+		for (j = 0; j < m; j++)
+			reps[j] = k / m + (j < k % m);
+		mi = stats_nested_mi(eps, reps, m);
+		if (mi > best + 1e-9) {
+			best = mi;
+			best_m = m;
+		}
+	}
+	v->cache_k = k;
+	v->cache_q = cq;
+	v->cache_m = best_m;
+	return best_m;
+}
+
+/*
+ * Best commit for quantile point j of m: the information of a sample
+ * inside the interval between the neighbouring points, per unit cost.
+ */
+static uint32_t
+best_for_point(struct engine *e, unsigned j, unsigned m)
+{
+	struct engine_priv *v = e->priv;
+	double lo = (double)(j - 1) / (m + 1), hi = (double)(j + 1) / (m + 1);
+	double best = 1e-9, s;
+	uint32_t x, arg = ENGINE_GOOD;
+
+	for (x = 0; x < v->n; x++) {
+		if (v->skip[x] || v->mark[x])
+			continue;
+		s = info_at(v, (v->q[x] - lo) / (hi - lo));
+		if (s <= 0)
+			continue;
+		s /= probe_cost(e, x);
+		if (s > best) {
+			best = s;
+			arg = x;
+		}
+	}
+	return arg;
+}
+
+/* Points 1..m, the most central (nearest the posterior median) first. */
+static void
+central_order(unsigned m, unsigned *js)
+{
+	unsigned i, k, j;
+
+	for (i = 0; i < m; i++) {
+		j = i + 1;
+		for (k = i; k > 0 && abs(2 * (int)js[k - 1] - (int)m - 1) >
+		    abs(2 * (int)j - (int)m - 1); k--)
+			js[k] = js[k - 1];
+		js[k] = j;
+	}
+}
+
+/*
+ * The ideal round for k hosts, in priority order (central points first,
+ * then repeats): k entries or fewer when few commits are worth sampling.
+ */
+static size_t
+plan(struct engine *e, unsigned k, uint32_t *out)
+{
+	struct engine_priv *v = e->priv;
+	unsigned m, j, idx, reps[64], pts[64], order[64], npts = 0, pass, extra;
+	size_t useful = 0, no = 0, x;
+	uint32_t c;
+
+	for (x = 0; x < v->n; x++)
+		if (!v->skip[x] && info_at(v, v->q[x]) > 1e-7)
+			useful++;
+	if (useful == 0 || k == 0)
+		return 0;
+	m = batch_points(e, k > 64 ? 64 : k, useful);
+	central_order(m, order);
+	for (idx = 0; idx < m; idx++) {
+		j = order[idx];
+		c = best_for_point(e, j, m);
+		if (c == ENGINE_GOOD)
+			continue;
+		v->mark[c] = 1;
+		reps[npts] = k / m + (j - 1 < k % m);
+		pts[npts++] = c;
+	}
+	for (idx = 0; idx < npts; idx++)
+		v->mark[pts[idx]] = 0;
+	if (npts == 0)
+		return 0;
+	/* Points that found no commit give their repeats to the others. */
+	for (extra = k, idx = 0; idx < npts; idx++)
+		extra -= reps[idx];
+	for (idx = 0; extra > 0; idx = (idx + 1) % npts, extra--)
+		reps[idx]++;
+	for (pass = 0; no < k; pass++)
+		for (idx = 0; idx < npts && no < k; idx++)
+			if (pass < reps[idx])
+				out[no++] = pts[idx];
+	return no;
+}
+
+static size_t
+inflight_total(const struct engine *e, size_t *cand)
+{
+	const struct engine_priv *v = e->priv;
+	size_t x, t = 0;
+
+	for (x = 0; x < v->n; x++)
+		if (x != e->bad)
+			t += v->inflight[x];
+	*cand = t;
+	return t + v->inflight[e->bad] + v->inflight_good;
+}
+
+/*
+ * Adds plan entries that are not already covered by probes in flight,
+ * until nfree probes are out.
+ */
+static void
+fill_from_plan(struct engine *e, unsigned nfree, size_t cand_inflight)
+{
+	struct engine_priv *v = e->priv;
+	unsigned k = (unsigned)(nfree - v->nprobes + cand_inflight);
+	uint32_t *pl = xcalloc(k ? k : 1, sizeof(uint32_t));
+	size_t np = plan(e, k, pl), i;
+
+	/* tmp[c] counts in-flight probes not yet matched to the plan. */
+	for (i = 0; i < np; i++)
+		v->tmp[pl[i]] = v->inflight[pl[i]];
+	for (i = 0; i < np && v->nprobes < nfree; i++) {
+		if (v->tmp[pl[i]] > 0.5) {
+			v->tmp[pl[i]] -= 1;
+			continue;
+		}
+		push_probe(e, pl[i]);
+	}
+	for (i = 0; i < np; i++)
+		v->tmp[pl[i]] = 0;
+	free(pl);
+}
+
+static void
+bisect_next(struct engine *e, unsigned nfree, struct engine_action *out)
+{
+	struct engine_priv *v = e->priv;
+	size_t ns, nmiss = 0, cand_if, all_if, i, budget;
+	uint32_t *miss = NULL;
+
+	engine_info_table(e);
+	ns = conf_set(e, v->order, e->p.confidence);
+	if (!splittable(e, ns)) {
+		miss = xcalloc(2 * ns + 2 * e->g->par_off[v->n] + 1,
+		    sizeof(uint32_t));
+		nmiss = required_missing(e, ns, miss);
+		if (nmiss == 0) {
+			free(miss);
+			verdict(e, ns, out);
+			return;
+		}
+	}
+	all_if = inflight_total(e, &cand_if);
+	if (v->ns >= e->p.max_samples) {
+		free(miss);
+		if (all_if > 0) {
+			out->kind = ENGINE_WAIT;
+			return;
+		}
+		out->kind = ENGINE_INCONCLUSIVE;
+		set_cands(e, ns, out);
+		return;
+	}
+	budget = e->p.max_samples - v->ns;
+	budget = budget > all_if ? budget - all_if : 0;
+	if (nfree > budget)
+		nfree = (unsigned)budget;
+	for (i = 0; i < nmiss && v->nprobes < nfree; i++)
+		if (v->inflight[miss[i]] == 0) {
+			push_probe(e, miss[i]);
+			cand_if++;
+		}
+	free(miss);
+	if (v->nprobes < nfree)
+		fill_from_plan(e, nfree, cand_if);
+	if (v->nprobes > 0)
+		out->kind = ENGINE_SAMPLE;
+	else if (all_if > 0 || nfree == 0)
+		out->kind = ENGINE_WAIT;
+	else
+		verdict(e, ns, out);	/* nothing left that could split it */
+}
+
+void
+engine_next(struct engine *e, unsigned free_hosts, struct engine_action *out)
+{
+	struct engine_priv *v = e->priv;
+
+	memset(out, 0, sizeof(*out));
+	v->nprobes = 0;
+	switch (v->phase) {
+	case ENGINE_PHASE_NOT_REPRODUCED:
+		out->kind = ENGINE_NOT_REPRODUCED;
+		break;
+	case ENGINE_PHASE_REPRO:
+		repro_next(e, free_hosts, out);
+		break;
+	case ENGINE_PHASE_BISECT:
+		bisect_next(e, free_hosts, out);
+		break;
+	}
+	out->probes = v->probes;
+	out->nprobes = out->kind == ENGINE_SAMPLE ? v->nprobes : 0;
+}
+
+void
+engine_status(const struct engine *e, struct engine_status *st)
+{
+	const struct engine_priv *v = e->priv;
+	struct engine_cand *order = xcalloc(v->n, sizeof(*order));
+	size_t x, cand_if;
+	double h = 0;
+
+	memset(st, 0, sizeof(*st));
+	st->phase = v->phase;
+	st->samples = v->ns;
+	st->good_samples = v->ng;
+	st->bad_samples = v->nb;
+	st->commits_sampled = v->nslots;
+	st->inflight = inflight_total(e, &cand_if);
+	st->misfits = v->misfits;
+	st->repro = v->rstat;
+	if (e->p.metric == ENGINE_PASSFAIL) {
+		st->good_level = v->pg;
+		st->bad_level = v->pb;
+		st->effect = fabs(v->pb - v->pg);
+	} else {
+		st->good_level = v->mu_g;
+		st->bad_level = v->mu_b;
+		st->scale = v->scale;
+		st->effect = fabs(v->mu_b - v->mu_g) / v->scale;
+	}
+	st->candidates_left = conf_set(e, order, e->p.confidence);
+	for (x = 0; x < v->n; x++) {
+		st->skipped += v->skip[x];
+		st->nonnegligible += v->mass[x] >= 1e-4;
+		if (v->mass[x] > 0)
+			h -= v->mass[x] * log2(v->mass[x]);
+	}
+	st->ntop = v->n < 3 ? v->n : 3;
+	memcpy(st->top, order, st->ntop * sizeof(*order));
+	free(order);
+	/*
+	 * Bits still missing (entropy plus the confidence margin) over the
+	 * bits one sample brings; the reproduction check adds its looks.
+	 */
+	st->est_samples_left = (h + 2) / fmax(engine_info_half(e), 0.02);
+	if (v->phase == ENGINE_PHASE_REPRO) {
+		size_t have = v->ng < v->nb ? v->ng : v->nb;
+		size_t look = v->look < v->nlooks ? v->look : v->nlooks - 1;
+
+		st->est_samples_left = log2((double)v->n) + 2;
+		if (v->looks[look] > have)
+			st->est_samples_left += 2.0 * (v->looks[look] - have);
+	} else if (v->phase == ENGINE_PHASE_NOT_REPRODUCED)
+		st->est_samples_left = 0;
+}

@@ -1,0 +1,165 @@
+#include <math.h>
+
+#include "bisect/repro.h"
+#include "bisect/stats.h"
+
+/*
+ * Looks 25% apart: the sequential test is built for frequent looks, and
+ * each look costs nothing but a comparison.
+ */
+size_t
+repro_schedule(const struct repro_params *rp, unsigned *sizes, size_t max)
+{
+	unsigned n = rp->min_per_side < 2 ? 2 : rp->min_per_side, next;
+	unsigned cap = rp->max_per_side < n ? n : rp->max_per_side;
+	size_t k = 0;
+
+	while (k < max) {
+		sizes[k++] = n;
+		if (n >= cap)
+			break;
+		next = (unsigned)ceil(n * 1.25);
+		if (next <= n)
+			next = n + 1;
+		n = next > cap ? cap : next;
+	}
+	if (sizes[k - 1] != cap && k == max)
+		sizes[k - 1] = cap;
+	return k;
+}
+
+static double
+logcosh(double x)
+{
+	x = fabs(x);
+	return x - M_LN2 + log1p(exp(-2 * x));
+}
+
+double
+repro_llr(double z, double theta)
+{
+	return logcosh(theta * z) - 0.5 * theta * theta;
+}
+
+/* Normal score of a two-sided p value, finite even for p = 0. */
+static double
+p_to_z(double p)
+{
+	double lo = 0, hi = 40, mid;
+	int i;
+
+	if (p >= 1)
+		return 0;
+	/* Solve 2 (1 - Phi(z)) = p; erfc keeps precision in the tail. */
+	for (i = 0; i < 80; i++) {
+		mid = 0.5 * (lo + hi);
+		if (erfc(mid / M_SQRT2) > p)
+			lo = mid;
+		else
+			hi = mid;
+	}
+	return 0.5 * (lo + hi);
+}
+
+/*
+ * Mixture over effects of 1, 2, 4 and 8 times the one of interest (at most
+ * cap): a large change is recognised after a few samples instead of being
+ * judged against a small alternative.  A mixture of likelihood ratios is
+ * still a likelihood ratio, so Wald's error bounds hold.
+ */
+static double
+mixture_llr(double z, double theta, double cap)
+{
+	double l[4], max = -INFINITY, sum = 0, m = 1;
+	int k;
+
+	for (k = 0; k < 4; k++, m *= 2) {
+		l[k] = repro_llr(z, theta * fmin(m, cap));
+		max = fmax(max, l[k]);
+	}
+	for (k = 0; k < 4; k++)
+		sum += exp(l[k] - max);
+	return max + log(sum / 4);
+}
+
+static enum repro_result
+sequential(const struct repro_params *rp, double z, double theta, double cap,
+    int last, struct repro_stat *st)
+{
+	double a = log((1 - rp->beta) / rp->alpha);
+	double b = log(rp->beta / (1 - rp->alpha));
+
+	st->llr = mixture_llr(z, theta, cap);
+	if (st->llr >= a)
+		return REPRO_REPRODUCED;
+	if (st->llr <= b || last)
+		return REPRO_NOT_REPRODUCED;
+	return REPRO_UNDECIDED;
+}
+
+static enum repro_result
+decide_passfail(const struct repro_params *rp, const double *good, size_t ng,
+    const double *bad, size_t nb, int last, struct repro_stat *st)
+{
+	unsigned fg = 0, fb = 0;
+	enum repro_result r;
+	double pbar, theta;
+	size_t i;
+
+	for (i = 0; i < ng; i++)
+		fg += good[i] != 0;
+	for (i = 0; i < nb; i++)
+		fb += bad[i] != 0;
+	st->good = (double)fg / (double)ng;
+	st->bad = (double)fb / (double)nb;
+	st->rel_change = st->bad - st->good;
+	st->p = stats_fisher2(fg, (unsigned)ng, fb, (unsigned)nb);
+	/* Score of the gap of interest, pooled rate kept off 0 and 1. */
+	pbar = (fg + fb + 1.0) / ((double)(ng + nb) + 2);
+	theta = rp->gap / sqrt(pbar * (1 - pbar) * (1.0 / ng + 1.0 / nb));
+	r = sequential(rp, p_to_z(st->p), theta, 1 / rp->gap, last, st);
+	if (fabs(st->rel_change) < rp->min_change && r == REPRO_REPRODUCED)
+		return last ? REPRO_NOT_REPRODUCED : REPRO_UNDECIDED;
+	return r;
+}
+
+/*
+ * Yuen's statistic (10% trimmed means) is turned into a normal score
+ * through its p value, so that the few degrees of freedom of the first
+ * looks count against it.  Under the effect of interest (effect * sd) the
+ * score would be about effect / sqrt(1/ng + 1/nb).
+ */
+enum repro_result
+repro_decide(const struct repro_params *rp, const double *good, size_t ng,
+    const double *bad, size_t nb, int last, struct repro_stat *st)
+{
+	struct stats_yuen y;
+	enum repro_result r;
+	double base, upper, theta;
+
+	if (ng < 2 || nb < 2)
+		return REPRO_UNDECIDED;
+	if (rp->passfail)
+		return decide_passfail(rp, good, ng, bad, nb, last, st);
+	stats_yuen(good, ng, bad, nb, REPRO_TRIM, &y);
+	st->good = y.tmean_a;
+	st->bad = y.tmean_b;
+	st->p = y.p;
+	base = fabs(y.tmean_a);
+	if (base > 0)
+		st->rel_change = (y.tmean_b - y.tmean_a) / base;
+	else
+		st->rel_change = y.tmean_b == y.tmean_a ? 0 : INFINITY;
+	theta = rp->effect / sqrt(1.0 / ng + 1.0 / nb);
+	r = sequential(rp, p_to_z(y.p), theta, INFINITY, last, st);
+	if (fabs(st->rel_change) >= rp->min_change || r != REPRO_REPRODUCED)
+		return r;
+	/*
+	 * Certain but too small: stop once even a generous upper bound of
+	 * the change stays under the minimum.
+	 */
+	upper = fabs(y.tmean_b - y.tmean_a) + 4 * y.se;
+	if (last || (base > 0 && upper / base < rp->min_change))
+		return REPRO_NOT_REPRODUCED;
+	return REPRO_UNDECIDED;
+}

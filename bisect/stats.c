@@ -1,0 +1,575 @@
+#include <float.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "bisect/stats.h"
+#include "common/xmalloc.h"
+
+/* Orthonormal Hermite polynomial p_n(x) (weight exp(-x^2)) and p_{n-1}(x). */
+static void
+gh_eval(int n, double x, double *pn, double *pn1)
+{
+	double p0 = 0, p1 = pow(M_PI, -0.25), p2;
+	int j;
+
+	for (j = 0; j < n; j++) {
+		p2 = x * sqrt(2.0 / (j + 1)) * p1 - sqrt((double)j / (j + 1)) * p0;
+		p0 = p1;
+		p1 = p2;
+	}
+	*pn = p1;
+	*pn1 = p0;
+}
+
+/*
+ * The roots of p_n are simple and at least ~0.3 apart for n = 32, so a fine
+ * scan for sign changes followed by bisection finds every one without the
+ * delicate initial guesses Newton's method needs.
+ */
+void
+stats_gh_init(struct stats_gh *gh)
+{
+	const int n = STATS_GH_N;
+	double lim = sqrt(2.0 * n + 1) + 0.5, step = 1e-3, x, fa, fb, pn1;
+	double lo, hi, mid, fm, sum = 0;
+	int k = 0, it;
+
+	gh_eval(n, -lim, &fa, &pn1);
+	for (x = -lim; x < lim && k < n; x += step) {
+		gh_eval(n, x + step, &fb, &pn1);
+		if ((fa < 0) != (fb < 0)) {
+			lo = x;
+			hi = x + step;
+			for (it = 0; it < 60; it++) {
+				mid = 0.5 * (lo + hi);
+				gh_eval(n, mid, &fm, &pn1);
+				if ((fm < 0) == (fa < 0))
+					lo = mid;
+				else
+					hi = mid;
+			}
+			mid = 0.5 * (lo + hi);
+			gh_eval(n, mid, &fm, &pn1);
+			/* p_n' = sqrt(2n) p_{n-1}; w = 2 / p_n'^2 for exp(-x^2). */
+			gh->z[k] = mid * M_SQRT2;
+			gh->w[k] = 2.0 / (2.0 * n * pn1 * pn1) / sqrt(M_PI);
+			sum += gh->w[k];
+			k++;
+		}
+		fa = fb;
+	}
+	/* Remove the last rounding so that expectations of constants are exact. */
+	for (k = 0; k < n; k++)
+		gh->w[k] /= sum;
+}
+
+static int
+cmp_double(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+
+	return (x > y) - (x < y);
+}
+
+double
+stats_median_inplace(double *v, size_t n)
+{
+	qsort(v, n, sizeof(*v), cmp_double);
+	if (n % 2 == 1)
+		return v[n / 2];
+	return 0.5 * (v[n / 2 - 1] + v[n / 2]);
+}
+
+double
+stats_tmean_inplace(double *v, size_t n, double frac, size_t min_trim)
+{
+	size_t g = (size_t)floor(frac * (double)n), i;
+	double sum = 0;
+
+	if (n == 0)
+		return 0;
+	qsort(v, n, sizeof(*v), cmp_double);
+	if (g < min_trim)
+		g = min_trim;
+	if (2 * g >= n)
+		g = (n - 1) / 2;
+	for (i = g; i < n - g; i++)
+		sum += v[i];
+	return sum / (double)(n - 2 * g);
+}
+
+double
+stats_mad_inplace(double *v, size_t n)
+{
+	double med;
+	size_t i;
+
+	if (n < 2)
+		return 0;
+	med = stats_median_inplace(v, n);
+	for (i = 0; i < n; i++)
+		v[i] = fabs(v[i] - med);
+	return 1.4826 * stats_median_inplace(v, n);
+}
+
+/* Trimmed mean and Yuen's squared standard error term of a sorted sample. */
+static void
+yuen_side(const double *s, size_t n, double trim, double *tmean,
+    double *dterm, double *h)
+{
+	size_t g = (size_t)floor(trim * (double)n), i, hh = n - 2 * g;
+	double sum = 0, wsum = 0, wss = 0, w;
+
+	for (i = g; i < n - g; i++)
+		sum += s[i];
+	*tmean = sum / (double)hh;
+	for (i = 0; i < n; i++) {
+		w = i < g ? s[g] : i >= n - g ? s[n - g - 1] : s[i];
+		wsum += w;
+	}
+	wsum /= (double)n;
+	for (i = 0; i < n; i++) {
+		w = i < g ? s[g] : i >= n - g ? s[n - g - 1] : s[i];
+		wss += (w - wsum) * (w - wsum);
+	}
+	*dterm = wss / ((double)hh * (double)(hh - 1));
+	*h = (double)hh;
+}
+
+/*
+ * Trimmed means keep the efficiency of the t test under normal noise but
+ * ignore the few wild runs a benchmark fleet produces.  Too little data to
+ * trim (trim * n < 1) leaves Welch's test, which an outlier makes more
+ * conservative, not less.
+ */
+void
+stats_yuen(const double *a, size_t na, const double *b, size_t nb,
+    double trim, struct stats_yuen *out)
+{
+	double *sa = xcalloc(na, sizeof(double)), *sb = xcalloc(nb, sizeof(double));
+	double da, db, ha, hb, diff;
+
+	memcpy(sa, a, na * sizeof(double));
+	memcpy(sb, b, nb * sizeof(double));
+	qsort(sa, na, sizeof(double), cmp_double);
+	qsort(sb, nb, sizeof(double), cmp_double);
+	yuen_side(sa, na, trim, &out->tmean_a, &da, &ha);
+	yuen_side(sb, nb, trim, &out->tmean_b, &db, &hb);
+	free(sa);
+	free(sb);
+	diff = fabs(out->tmean_b - out->tmean_a);
+	out->se = sqrt(da + db);
+	if (da + db <= 0) {
+		out->df = ha + hb - 2;
+		out->t = diff > 0 ? INFINITY : 0;
+		out->p = diff > 0 ? 0 : 1;
+		return;
+	}
+	out->df = (da + db) * (da + db) /
+	    (da * da / (ha - 1) + db * db / (hb - 1));
+	out->t = diff / out->se;
+	out->p = stats_t_sf2(out->t, out->df);
+}
+
+double
+stats_t_lognorm(double nu)
+{
+	return lgamma(0.5 * (nu + 1)) - lgamma(0.5 * nu) - 0.5 * log(nu * M_PI);
+}
+
+double
+stats_t_logpdf(double z, double nu)
+{
+	return stats_t_lognorm(nu) - 0.5 * (nu + 1) * log1p(z * z / nu);
+}
+
+/* Continued fraction for the incomplete beta (modified Lentz). */
+static double
+betacf(double a, double b, double x)
+{
+	const double tiny = 1e-300;
+	double c = 1, d, h, num;
+	int m;
+
+	d = 1 - (a + b) * x / (a + 1);
+	d = fabs(d) < tiny ? 1 / tiny : 1 / d;
+	h = d;
+	for (m = 1; m <= 300; m++) {
+		num = m * (b - m) * x / ((a + 2 * m - 1) * (a + 2 * m));
+		d = 1 + num * d;
+		d = fabs(d) < tiny ? 1 / tiny : 1 / d;
+		c = 1 + num / c;
+		c = fabs(c) < tiny ? tiny : c;
+		h *= d * c;
+		num = -(a + m) * (a + b + m) * x / ((a + 2 * m) * (a + 2 * m + 1));
+		d = 1 + num * d;
+		d = fabs(d) < tiny ? 1 / tiny : 1 / d;
+		c = 1 + num / c;
+		c = fabs(c) < tiny ? tiny : c;
+		h *= d * c;
+		if (fabs(d * c - 1) < 1e-15)
+			break;
+	}
+	return h;
+}
+
+double
+stats_betainc(double a, double b, double x)
+{
+	double lf;
+
+	if (x <= 0)
+		return 0;
+	if (x >= 1)
+		return 1;
+	lf = lgamma(a + b) - lgamma(a) - lgamma(b) + a * log(x) + b * log1p(-x);
+	if (x < (a + 1) / (a + b + 2))
+		return exp(lf) * betacf(a, b, x) / a;
+	return 1 - exp(lf) * betacf(b, a, 1 - x) / b;
+}
+
+double
+stats_t_sf2(double t, double nu)
+{
+	if (isinf(t))
+		return 0;
+	return stats_betainc(0.5 * nu, 0.5, nu / (nu + t * t));
+}
+
+double
+stats_norm_cdf(double z)
+{
+	return 0.5 * erfc(-z / M_SQRT2);
+}
+
+static double
+log_choose(unsigned n, unsigned k)
+{
+	return lgamma(n + 1.0) - lgamma(k + 1.0) - lgamma(n - k + 1.0);
+}
+
+/* Sums the hypergeometric tables no more likely than the observed one. */
+double
+stats_fisher2(unsigned fa, unsigned na, unsigned fb, unsigned nb)
+{
+	unsigned f = fa + fb, n = na + nb, k, lo, hi;
+	double lp_obs, lp, p = 0, denom = log_choose(n, na);
+
+	lo = f > nb ? f - nb : 0;
+	hi = f < na ? f : na;
+	lp_obs = log_choose(f, fa) + log_choose(n - f, na - fa) - denom;
+	for (k = lo; k <= hi; k++) {
+		lp = log_choose(f, k) + log_choose(n - f, na - k) - denom;
+		if (lp <= lp_obs + 1e-7)
+			p += exp(lp);
+	}
+	return p > 1 ? 1 : p;
+}
+
+struct rank_item {
+	double	v;
+	int	side;
+};
+
+static int
+cmp_rank(const void *a, const void *b)
+{
+	return cmp_double(&((const struct rank_item *)a)->v,
+	    &((const struct rank_item *)b)->v);
+}
+
+/* Exact two-sided p of U = u for small untied samples, by counting. */
+static double
+mw_exact(size_t na, size_t nb, double u)
+{
+	size_t max = na * nb, i, j, k;
+	double *prev, *cur, *tab, lo = 0, hi = 0, tot = 0, p;
+
+	/* tab[i][j][k]: arrangements of i a's and j b's with U = k. */
+	tab = xcalloc((na + 1) * (nb + 1) * (max + 1), sizeof(double));
+#define T(i, j, k) tab[((i) * (nb + 1) + (j)) * (max + 1) + (k)]
+	for (i = 0; i <= na; i++)
+		for (j = 0; j <= nb; j++) {
+			if (i == 0 || j == 0) {
+				T(i, j, 0) = 1;
+				continue;
+			}
+			/* Last element an 'a': it beats all j b's. */
+			prev = &T(i - 1, j, 0);
+			cur = &T(i, j - 1, 0);
+			for (k = 0; k <= i * j; k++)
+				T(i, j, k) = (k >= j ? prev[k - j] : 0) + cur[k];
+		}
+	for (k = 0; k <= max; k++) {
+		tot += T(na, nb, k);
+		if ((double)k <= u + 1e-9)
+			lo += T(na, nb, k);
+		if ((double)k >= u - 1e-9)
+			hi += T(na, nb, k);
+	}
+#undef T
+	free(tab);
+	p = 2 * (lo < hi ? lo : hi) / tot;
+	return p > 1 ? 1 : p;
+}
+
+double
+stats_mann_whitney(const double *a, size_t na, const double *b, size_t nb)
+{
+	size_t n = na + nb, i, j;
+	struct rank_item *it = xcalloc(n, sizeof(*it));
+	double ra = 0, tie = 0, u, mu, var, z, t;
+	int ties = 0;
+
+	for (i = 0; i < na; i++)
+		it[i] = (struct rank_item){ a[i], 0 };
+	for (i = 0; i < nb; i++)
+		it[na + i] = (struct rank_item){ b[i], 1 };
+	qsort(it, n, sizeof(*it), cmp_rank);
+	for (i = 0; i < n; i = j) {
+		for (j = i; j < n && it[j].v == it[i].v; j++)
+			;
+		t = (double)(j - i);
+		if (t > 1) {
+			ties = 1;
+			tie += t * t * t - t;
+		}
+		for (size_t k = i; k < j; k++)
+			if (it[k].side == 0)
+				ra += 0.5 * (double)(i + j + 1);
+	}
+	free(it);
+	u = ra - (double)na * (double)(na + 1) / 2;
+	if (!ties && na <= 20 && nb <= 20)
+		return mw_exact(na, nb, u);
+	mu = (double)na * (double)nb / 2;
+	var = (double)na * (double)nb / 12 *
+	    ((double)(n + 1) - tie / ((double)n * (double)(n - 1)));
+	if (var <= 0)
+		return 1;
+	z = (fabs(u - mu) - 0.5) / sqrt(var);
+	if (z < 0)
+		z = 0;
+	return 2 * (1 - stats_norm_cdf(z));
+}
+
+double
+stats_ks2(const double *a, size_t na, const double *b, size_t nb)
+{
+	double *sa = xcalloc(na, sizeof(double)), *sb = xcalloc(nb, sizeof(double));
+	double dmax = 0, v, en, lam, q = 0, term, sign = 1;
+	size_t i = 0, j = 0;
+	int k;
+
+	memcpy(sa, a, na * sizeof(double));
+	memcpy(sb, b, nb * sizeof(double));
+	qsort(sa, na, sizeof(double), cmp_double);
+	qsort(sb, nb, sizeof(double), cmp_double);
+	while (i < na && j < nb) {
+		v = sa[i] < sb[j] ? sa[i] : sb[j];
+		while (i < na && sa[i] == v)
+			i++;
+		while (j < nb && sb[j] == v)
+			j++;
+		if (fabs((double)i / na - (double)j / nb) > dmax)
+			dmax = fabs((double)i / na - (double)j / nb);
+	}
+	free(sa);
+	free(sb);
+	en = sqrt((double)na * (double)nb / (double)(na + nb));
+	lam = (en + 0.12 + 0.11 / en) * dmax;
+	if (lam < 0.2)
+		return 1;
+	for (k = 1; k <= 100; k++) {
+		term = sign * 2 * exp(-2.0 * k * k * lam * lam);
+		q += term;
+		if (fabs(term) < 1e-12)
+			break;
+		sign = -sign;
+	}
+	return q < 0 ? 0 : q > 1 ? 1 : q;
+}
+
+double
+stats_h2(double p)
+{
+	if (p <= 0 || p >= 1)
+		return 0;
+	return -(p * log2(p) + (1 - p) * log2(1 - p));
+}
+
+/* log(1 + exp(x)) without overflow. */
+static double
+softplus(double x)
+{
+	return x > 0 ? x + log1p(exp(-x)) : log1p(exp(x));
+}
+
+double
+stats_capacity(const struct stats_gh *gh, double d)
+{
+	double e = 0;
+	int i;
+
+	for (i = 0; i < STATS_GH_N; i++)
+		e += gh->w[i] * softplus(-d * (d / 2 + gh->z[i]));
+	return 1 - e / M_LN2;
+}
+
+double
+stats_capacity_binary(double pg, double pb)
+{
+	return stats_h2(0.5 * (pg + pb)) - 0.5 * (stats_h2(pg) + stats_h2(pb));
+}
+
+void
+stats_channel_numeric(struct stats_channel *c, const struct stats_gh *gh,
+    double delta, double nu)
+{
+	double k = -0.5 * (nu + 1), y;
+	int i;
+
+	c->n = 2 * STATS_GH_N;
+	for (i = 0; i < STATS_GH_N; i++) {
+		/* Node i under "bad": y around delta. */
+		y = delta + gh->z[i];
+		c->llr[i] = k * (log1p((y - delta) * (y - delta) / nu) -
+		    log1p(y * y / nu));
+		c->wb[i] = gh->w[i];
+		c->wg[i] = 0;
+		/* Node i under "good": y around 0. */
+		y = gh->z[i];
+		c->llr[STATS_GH_N + i] = k * (log1p((y - delta) * (y - delta) /
+		    nu) - log1p(y * y / nu));
+		c->wb[STATS_GH_N + i] = 0;
+		c->wg[STATS_GH_N + i] = gh->w[i];
+	}
+}
+
+void
+stats_channel_binary(struct stats_channel *c, double pg, double pb)
+{
+	c->n = 2;
+	c->llr[0] = log(pb / pg);
+	c->wb[0] = pb;
+	c->wg[0] = pg;
+	c->llr[1] = log((1 - pb) / (1 - pg));
+	c->wb[1] = 1 - pb;
+	c->wg[1] = 1 - pg;
+}
+
+double
+stats_channel_info(const struct stats_channel *c, double q)
+{
+	double e = 0, lo, qq;
+	size_t i;
+
+	if (q <= 0 || q >= 1)
+		return 0;
+	lo = log(q / (1 - q));
+	for (i = 0; i < c->n; i++) {
+		qq = 1 / (1 + exp(-(lo + c->llr[i])));
+		e += (q * c->wb[i] + (1 - q) * c->wg[i]) * stats_h2(qq);
+	}
+	qq = stats_h2(q) - e;
+	return qq > 0 ? qq : 0;
+}
+
+/* Entropy in bits of Binomial(r, p). */
+static double
+binom_entropy(unsigned r, double p)
+{
+	double h = 0, pk;
+	unsigned k;
+
+	for (k = 0; k <= r; k++) {
+		pk = exp(log_choose(r, k) + (k ? k * log(p) : 0) +
+		    (r - k ? (r - k) * log1p(-p) : 0));
+		if (pk > 0)
+			h -= pk * log2(pk);
+	}
+	return h;
+}
+
+/*
+ * Enumerates the vectors of "bad" counts; for each, the probability sums
+ * over the m + 1 intervals with prefix products (points at or before the
+ * interval are good) and suffix products (points after it are bad).
+ */
+double
+stats_nested_mi(double eps, const unsigned *reps, size_t m)
+{
+	double total = 1, hcond = 0, hy = 0, pt, *pre, *suf, *pg, *pb;
+	unsigned *t;
+	size_t j, i;
+
+	if (eps < 1e-12)
+		eps = 1e-12;
+	for (j = 0; j < m; j++) {
+		total *= reps[j] + 1;
+		hcond += binom_entropy(reps[j], eps);
+	}
+	if (total > (double)(1 << 18))
+		return -1;
+	t = xcalloc(m, sizeof(*t));
+	pre = xcalloc(m + 1, sizeof(double));
+	suf = xcalloc(m + 1, sizeof(double));
+	pg = xcalloc(m, sizeof(double));
+	pb = xcalloc(m, sizeof(double));
+	for (;;) {
+		for (j = 0; j < m; j++) {
+			double lc = log_choose(reps[j], t[j]);
+			unsigned k = t[j], r = reps[j];
+
+			/* A good point votes "bad" with probability eps. */
+			pg[j] = exp(lc + k * log(eps) + (r - k) * log1p(-eps));
+			pb[j] = exp(lc + k * log1p(-eps) + (r - k) * log(eps));
+		}
+		pre[0] = 1;
+		for (j = 0; j < m; j++)
+			pre[j + 1] = pre[j] * pg[j];
+		suf[m] = 1;
+		for (j = m; j > 0; j--)
+			suf[j - 1] = suf[j] * pb[j - 1];
+		pt = 0;
+		for (i = 0; i <= m; i++)
+			pt += pre[i] * suf[i];
+		pt /= (double)(m + 1);
+		if (pt > 0)
+			hy -= pt * log2(pt);
+		for (j = 0; j < m; j++) {
+			if (++t[j] <= reps[j])
+				break;
+			t[j] = 0;
+		}
+		if (j == m)
+			break;
+	}
+	free(t);
+	free(pre);
+	free(suf);
+	free(pg);
+	free(pb);
+	return hy - hcond;
+}
+
+double
+stats_bsc_eps(double bits)
+{
+	double lo = 0, hi = 0.5, mid;
+	int i;
+
+	if (bits >= 1)
+		return 0;
+	if (bits <= 0)
+		return 0.5;
+	for (i = 0; i < 60; i++) {
+		mid = 0.5 * (lo + hi);
+		if (1 - stats_h2(mid) > bits)
+			lo = mid;
+		else
+			hi = mid;
+	}
+	return 0.5 * (lo + hi);
+}

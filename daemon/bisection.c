@@ -1,0 +1,297 @@
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "common/xmalloc.h"
+#include "config/config.h"
+#include "daemon/bisection.h"
+
+/* Request options live in the stored params so a restart sees them. */
+static void
+bisection_read_params(struct bisection *b)
+{
+	json_t *p = json_loads(b->rec.params ? b->rec.params : "{}", 0, NULL);
+	json_t *v;
+
+	b->confidence = 0.99;
+	b->max_samples = 0;
+	b->first_parent = 0;
+	b->priority = b->rec.priority;
+	if (p == NULL)
+		return;
+	if ((v = json_object_get(p, "confidence")) != NULL &&
+	    json_is_number(v))
+		b->confidence = json_number_value(v);
+	if ((v = json_object_get(p, "max_samples")) != NULL &&
+	    json_is_integer(v) && json_integer_value(v) > 0)
+		b->max_samples = (unsigned)json_integer_value(v);
+	if ((v = json_object_get(p, "first_parent")) != NULL)
+		b->first_parent = json_is_true(v);
+	json_decref(p);
+}
+
+int
+bisection_new(struct sched *s, struct store *st, int64_t id,
+    struct bisection **out, struct bd_error *err)
+{
+	struct bisection *b = xcalloc(1, sizeof(*b));
+	int rc;
+
+	b->id = id;
+	b->s = s;
+	store_bisection_init(&b->rec);
+	TAILQ_INIT(&b->probes);
+	if ((rc = store_bisection_get(st, id, &b->rec, err)) < 0) {
+		store_bisection_release(&b->rec);
+		free(b);
+		return rc;
+	}
+	bisection_read_params(b);
+	b->phase = BISECTION_LOADING;
+	*out = b;
+	return 0;
+}
+
+void
+bisection_free(struct bisection *b)
+{
+	if (b == NULL)
+		return;
+	if (b->engine_ready)
+		engine_release(&b->e);
+	graph_release(&b->g);
+	free(b->goods);
+	free(b->repo_path);
+	store_bisection_release(&b->rec);
+	free(b);
+}
+
+/*
+ * Where good samples are taken: a good revision that is an ancestor of bad
+ * stands for itself; one that is not (every linux-next tag) is replaced by
+ * its merge bases with bad, the commits git asks to test first.
+ */
+static int
+bisection_good_boundary(struct bisection *b, git_repository *repo,
+    const git_oid *good, size_t ngood, struct bd_error *err)
+{
+	git_oidarray bases;
+	size_t i, j;
+	int rc;
+
+	for (i = 0; i < ngood; i++) {
+		if (git_oid_equal(&good[i], &b->bad))
+			return bd_error_set(err, -EINVAL,
+			    "good and bad are the same commit");
+		rc = git_graph_descendant_of(repo, &b->bad, &good[i]);
+		if (rc == 1) {
+			b->goods = xreallocarray(b->goods, b->ngoods + 1,
+			    sizeof(git_oid));
+			git_oid_cpy(&b->goods[b->ngoods++], &good[i]);
+			continue;
+		}
+		if (rc < 0 || git_merge_bases(&bases, repo, &b->bad,
+		    &good[i]) < 0)
+			return bd_error_set(err, -EINVAL,
+			    "no merge base between good %s and bad: %s",
+			    git_oid_tostr_s(&good[i]),
+			    git_error_last() ? git_error_last()->message : "");
+		for (j = 0; j < bases.count; j++) {
+			b->goods = xreallocarray(b->goods, b->ngoods + 1,
+			    sizeof(git_oid));
+			git_oid_cpy(&b->goods[b->ngoods++], &bases.ids[j]);
+		}
+		git_oidarray_dispose(&bases);
+	}
+	return 0;
+}
+
+/* Thread-pool side: everything here blocks on the object database. */
+static void
+bisection_load_work(uv_work_t *w)
+{
+	struct bisection *b = w->data;
+	git_repository *repo = NULL;
+	git_oid *good = NULL;
+	size_t i;
+	int rc;
+
+	if (git_repository_open(&repo, b->repo_path) < 0) {
+		rc = bd_error_set(&b->load_err, -ENOENT,
+		    "cannot open repository %s: %s", b->repo_path,
+		    git_error_last() ? git_error_last()->message : "");
+		goto out;
+	}
+	if ((rc = graph_resolve(repo, b->rec.bad, &b->bad, &b->load_err)) < 0)
+		goto out;
+	good = xcalloc(b->rec.ngood, sizeof(git_oid));
+	for (i = 0; i < b->rec.ngood; i++)
+		if ((rc = graph_resolve(repo, b->rec.good[i], &good[i],
+		    &b->load_err)) < 0)
+			goto out;
+	if ((rc = bisection_good_boundary(b, repo, good, b->rec.ngood,
+	    &b->load_err)) < 0)
+		goto out;
+	rc = graph_load(&b->g, repo, &b->bad, good, b->rec.ngood,
+	    b->first_parent ? GRAPH_FIRST_PARENT : 0, &b->load_err);
+out:
+	b->load_rc = rc;
+	free(good);
+	git_repository_free(repo);
+}
+
+static void
+bisection_load_done(uv_work_t *w, int status)
+{
+	struct bisection *b = w->data;
+
+	if (status < 0 && b->load_rc == 0)
+		b->load_rc = bd_error_set(&b->load_err, -ECANCELED,
+		    "loading was cancelled");
+	b->loaded(b, b->load_rc, &b->load_err);
+}
+
+int
+bisection_load(struct bisection *b, uv_loop_t *loop, const char *repo_path,
+    bisection_loaded_cb *cb)
+{
+	b->repo_path = xstrdup(repo_path);
+	b->loaded = cb;
+	b->work.data = b;
+	return uv_queue_work(loop, &b->work, bisection_load_work,
+	    bisection_load_done);
+}
+
+int64_t
+bisection_commit_index(const struct bisection *b, const char *sha)
+{
+	git_oid oid;
+	ssize_t i;
+	size_t k;
+
+	if (git_oid_fromstr(&oid, sha) < 0)
+		return -1;
+	for (k = 0; k < b->ngoods; k++)
+		if (git_oid_equal(&oid, &b->goods[k]))
+			return ENGINE_GOOD;
+	i = graph_find(&b->g, &oid);
+	return i;
+}
+
+void
+bisection_probe_sha(struct bisection *b, uint32_t commit,
+    char out[GIT_OID_HEXSZ + 1])
+{
+	const git_oid *oid;
+
+	if (commit == ENGINE_GOOD) {
+		oid = &b->goods[b->good_next % b->ngoods];
+		b->good_next++;
+	} else
+		oid = &b->g.oids[commit];
+	git_oid_tostr(out, GIT_OID_HEXSZ + 1, oid);
+}
+
+struct replay_ctx {
+	struct bisection *b;
+	struct store_sample *sm;	/* samples of the metric, finish order */
+	size_t	n, cap, pos;
+	int	rc;
+	struct bd_error *err;
+};
+
+static int
+replay_sample(void *arg, const struct store_sample *sm)
+{
+	struct replay_ctx *c = arg;
+
+	if (strcmp(sm->metric, c->b->rec.metric) != 0)
+		return 0;
+	if (c->n == c->cap) {
+		c->cap = c->cap ? 2 * c->cap : 64;
+		c->sm = xreallocarray(c->sm, c->cap, sizeof(*c->sm));
+	}
+	c->sm[c->n].run = sm->run;
+	c->sm[c->n].value = sm->value;
+	c->n++;
+	return 0;
+}
+
+/* Feeds one finished run to the engine as it was fed when it finished. */
+static int
+replay_run(void *arg, const struct store_run *r)
+{
+	struct replay_ctx *c = arg;
+	struct bisection *b = c->b;
+	int64_t idx = bisection_commit_index(b, r->commit);
+
+	if (idx < 0)
+		return 0;	/* a commit outside the range: ignore */
+	if (r->state == STORE_RUN_SKIPPED) {
+		if (idx == ENGINE_GOOD || idx == (int64_t)b->g.n - 1)
+			return 0;
+		c->rc = engine_add_skip(&b->e, (uint32_t)idx, c->err);
+		return c->rc < 0 ? -1 : 0;
+	}
+	while (c->pos < c->n && c->sm[c->pos].run != r->id)
+		c->pos++;
+	if (c->pos == c->n) {
+		c->pos = 0;
+		return 0;	/* a done run without this metric */
+	}
+	c->rc = engine_add_sample(&b->e, (uint32_t)idx, c->sm[c->pos].value,
+	    c->err);
+	c->pos++;
+	return c->rc < 0 ? -1 : 0;
+}
+
+int
+bisection_replay(struct bisection *b, struct store *st, struct bd_error *err)
+{
+	struct replay_ctx c = { b, NULL, 0, 0, 0, 0, err };
+	int rc;
+
+	rc = store_sample_list(st, b->id, NULL, replay_sample, &c, err);
+	if (rc == 0)
+		rc = store_run_list(st, b->id, (1u << STORE_RUN_DONE) |
+		    (1u << STORE_RUN_SKIPPED), replay_run, &c, err);
+	if (rc == 0 && c.rc < 0)
+		rc = c.rc;
+	free(c.sm);
+	return rc;
+}
+
+void
+bisection_engine_params(const struct bisection *b,
+    const struct config_metric *m, double min_change, struct engine_params *p)
+{
+	engine_params_default(p);
+	p->confidence = b->confidence;
+	if (b->max_samples > 0)
+		p->max_samples = b->max_samples;
+	p->min_change = min_change;
+	if (m != NULL) {
+		p->metric = m->kind == CONFIG_METRIC_PASS_FAIL ?
+		    ENGINE_PASSFAIL : ENGINE_NUMERIC;
+		p->direction = m->direction == CONFIG_HIGHER_IS_BETTER ? 1 : -1;
+	}
+}
+
+const char *
+bisection_subject(git_repository *repo, const char *sha, char *buf,
+    size_t len)
+{
+	git_commit *c = NULL;
+	git_oid oid;
+	const char *s;
+
+	buf[0] = '\0';
+	if (repo == NULL || git_oid_fromstr(&oid, sha) < 0 ||
+	    git_commit_lookup(&c, repo, &oid) < 0)
+		return buf;
+	s = git_commit_summary(c);
+	snprintf(buf, len, "%s", s ? s : "");
+	git_commit_free(c);
+	return buf;
+}

@@ -1,0 +1,117 @@
+/*
+ * One bisection as the daemon runs it: its stored record, its candidate
+ * graph, its engine rebuilt from the stored samples, and the probes it has
+ * on the fleet.
+ *
+ * A bisection is created from its store row; bisection_load() builds the
+ * graph on libuv's thread pool (libgit2 walks block) and replays every
+ * stored sample into a fresh engine, so after a restart it continues where
+ * it stopped.  The scheduler (sched.c) owns every struct bisection and
+ * frees it with bisection_free() once it has no probe in flight.
+ */
+#ifndef DAEMON_BISECTION_H
+#define DAEMON_BISECTION_H
+
+#include "common/queue.h"
+#include <stdint.h>
+
+#include <git2.h>
+#include <jansson.h>
+#include <uv.h>
+
+#include "bisect/engine.h"
+#include "bisect/graph.h"
+#include "common/error.h"
+#include "config/config.h"
+#include "store/store.h"
+
+struct sched;
+struct job;
+
+enum bisection_phase {
+	BISECTION_LOADING,	/* graph being built on the thread pool */
+	BISECTION_ACTIVE,	/* the engine asks for probes */
+	BISECTION_FINISHED,	/* verdict stored, or cancelled, or failed */
+};
+
+/* One run on the fleet; owned by its bisection until the job ends. */
+struct bisection_probe {
+	int64_t			 run;
+	uint32_t		 commit;	/* engine index or ENGINE_GOOD */
+	char			 sha[GIT_OID_HEXSZ + 1];
+	struct job		*job;
+	int64_t			 started_ms;
+	int			 recorded;	/* a result reached the store */
+	struct bisection	*b;
+	TAILQ_ENTRY(bisection_probe) entry;
+};
+TAILQ_HEAD(bisection_probe_list, bisection_probe);
+
+typedef void bisection_loaded_cb(struct bisection *b, int rc,
+    const struct bd_error *err);
+
+struct bisection {
+	int64_t			 id;
+	struct sched		*s;
+	struct store_bisection	 rec;		/* owned copy of the row */
+	enum bisection_phase	 phase;
+	/* From the request. */
+	double			 confidence;
+	unsigned		 max_samples;
+	int			 first_parent;
+	int			 priority;
+	/* From the repository. */
+	git_oid			 bad;
+	git_oid			*goods;		/* where good samples run */
+	size_t			 ngoods;
+	unsigned		 good_next;	/* round robin over goods */
+	struct graph		 g;
+	struct engine		 e;
+	int			 engine_ready;
+	struct bisection_probe_list probes;
+	size_t			 nprobes;
+	unsigned		 rr_credit;	/* fair share bookkeeping */
+	double			 run_ms_sum;	/* for the time estimate */
+	unsigned		 run_ms_n;
+	/* Loading on the thread pool. */
+	uv_work_t		 work;
+	char			*repo_path;
+	int			 load_rc;
+	struct bd_error		 load_err;
+	bisection_loaded_cb	*loaded;
+	TAILQ_ENTRY(bisection)	 entry;
+};
+
+/* Reads the row of id; the caller owns the result. */
+int	bisection_new(struct sched *s, struct store *st, int64_t id,
+	    struct bisection **out, struct bd_error *err);
+void	bisection_free(struct bisection *b);
+/*
+ * Builds the graph on the thread pool; cb runs on the loop.  On success
+ * the engine is ready and every stored sample is replayed.
+ */
+int	bisection_load(struct bisection *b, uv_loop_t *loop,
+	    const char *repo_path, bisection_loaded_cb *cb);
+/* Replays stored samples and skips into the engine in finish order. */
+int	bisection_replay(struct bisection *b, struct store *st,
+	    struct bd_error *err);
+/* The commit a probe runs: a candidate, or the next good boundary. */
+void	bisection_probe_sha(struct bisection *b, uint32_t commit,
+	    char out[GIT_OID_HEXSZ + 1]);
+/* Engine index of sha: a candidate, ENGINE_GOOD, or -1 if neither. */
+int64_t	bisection_commit_index(const struct bisection *b, const char *sha);
+/* The summary the status command shows. */
+json_t	*bisection_status_json(struct bisection *b, struct store *st,
+	    git_repository *repo);
+/* `git bisect log` lines from the stored runs and the posterior. */
+json_t	*bisection_log_json(struct bisection *b, struct store *st,
+	    git_repository *repo);
+/* Engine parameters for the bisection's benchmark and request. */
+void	bisection_engine_params(const struct bisection *b,
+	    const struct config_metric *m, double min_change,
+	    struct engine_params *p);
+/* "subject" of a commit, or "" (buf is filled). */
+const char *bisection_subject(git_repository *repo, const char *sha,
+	    char *buf, size_t len);
+
+#endif

@@ -1,0 +1,207 @@
+/*
+ * What a person sees of a bisection: the status summary and the
+ * `git bisect log` lines, both derived from the engine and the store.
+ */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "common/xmalloc.h"
+#include "daemon/bisection.h"
+#include "daemon/sched.h"
+#include "remote/job.h"
+
+static const char *
+bisection_phase_name(const struct bisection *b, const struct engine_status *es)
+{
+	if (b->phase == BISECTION_LOADING)
+		return "loading";
+	if (b->phase == BISECTION_FINISHED || b->rec.state >=
+	    STORE_BISECTION_DONE)
+		return "finished";
+	if (es != NULL && es->phase == ENGINE_PHASE_REPRO)
+		return "reproducing";
+	return "bisecting";
+}
+
+static json_t *
+bisection_goods_json(const struct bisection *b)
+{
+	json_t *a = json_array();
+	size_t i;
+
+	for (i = 0; i < b->rec.ngood; i++)
+		json_array_append_new(a, json_string(b->rec.good[i]));
+	return a;
+}
+
+static json_t *
+bisection_runs_json(const struct store_bisection_stats *bs)
+{
+	json_t *o = json_object();
+	int i;
+
+	for (i = 0; i < STORE_RUN_NSTATES; i++)
+		json_object_set_new(o, store_run_state_name(i),
+		    json_integer(bs->runs[i]));
+	return o;
+}
+
+json_t *
+bisection_status_json(struct bisection *b, struct store *st,
+    git_repository *repo)
+{
+	struct store_bisection_stats bs;
+	struct engine_status es;
+	struct bisection_probe *p;
+	struct bd_error err;
+	char sha[GIT_OID_HEXSZ + 1], subj[256];
+	json_t *o, *fl, *top;
+	size_t i;
+
+	memset(&bs, 0, sizeof(bs));
+	store_bisection_stats(st, b->id, &bs, &err);
+	o = json_pack("{s:I, s:s, s:s, s:s, s:s, s:s, s:o, s:s, s:I, s:o, "
+	    "s:I, s:I}",
+	    "id", (json_int_t)b->id,
+	    "state", store_bisection_state_name(b->rec.state),
+	    "verdict", store_verdict_name(b->rec.verdict),
+	    "benchmark", b->rec.benchmark, "metric", b->rec.metric,
+	    "group", b->rec.group, "good", bisection_goods_json(b),
+	    "bad", b->rec.bad,
+	    "samples", (json_int_t)bs.runs[STORE_RUN_DONE],
+	    "runs", bisection_runs_json(&bs),
+	    "created_ms", (json_int_t)b->rec.created_ms,
+	    "updated_ms", (json_int_t)b->rec.updated_ms);
+	fl = json_array();
+	TAILQ_FOREACH(p, &b->probes, entry) {
+		const char *host = p->job ? job_host(p->job) : NULL;
+
+		json_array_append_new(fl, json_pack("{s:I, s:s, s:o}",
+		    "run", (json_int_t)p->run, "commit", p->sha,
+		    "host", host ? json_string(host) : json_null()));
+	}
+	json_object_set_new(o, "in_flight", fl);
+	if (b->rec.culprit != NULL) {
+		json_object_set_new(o, "culprit", json_string(b->rec.culprit));
+		json_object_set_new(o, "confidence",
+		    json_real(b->rec.confidence));
+	}
+	if (b->rec.detail != NULL && b->rec.state == STORE_BISECTION_FAILED)
+		json_object_set_new(o, "message", json_string(b->rec.detail));
+	if (!b->engine_ready) {
+		json_object_set_new(o, "phase",
+		    json_string(bisection_phase_name(b, NULL)));
+		return o;
+	}
+	engine_status(&b->e, &es);
+	json_object_set_new(o, "phase",
+	    json_string(bisection_phase_name(b, &es)));
+	json_object_set_new(o, "candidates", json_integer((json_int_t)b->g.n));
+	json_object_set_new(o, "candidates_left",
+	    json_integer((json_int_t)es.candidates_left));
+	json_object_set_new(o, "misfits", json_integer((json_int_t)es.misfits));
+	json_object_set_new(o, "est_samples_left",
+	    json_real(isfinite(es.est_samples_left) ? es.est_samples_left : 0));
+	if (b->run_ms_n > 0)
+		json_object_set_new(o, "est_seconds_left", json_real(
+		    es.est_samples_left * b->run_ms_sum / b->run_ms_n / 1e3 /
+		    (double)sched_group_test_hosts(b->s, b->rec.group)));
+	else
+		json_object_set_new(o, "est_seconds_left", json_null());
+	top = json_array();
+	for (i = 0; i < es.ntop; i++) {
+		git_oid_tostr(sha, sizeof(sha), &b->g.oids[es.top[i].commit]);
+		json_array_append_new(top, json_pack("{s:s, s:s, s:f}",
+		    "commit", sha, "subject",
+		    bisection_subject(repo, sha, subj, sizeof(subj)),
+		    "probability", es.top[i].mass));
+	}
+	json_object_set_new(o, "top", top);
+	return o;
+}
+
+struct log_ctx {
+	struct bisection *b;
+	git_repository	*repo;
+	json_t		*lines;
+	char		*seen;		/* candidates already logged */
+	uint8_t		 good_seen;
+};
+
+static void
+log_line(struct log_ctx *c, const char *word, const char *sha)
+{
+	char subj[256];
+	char *s;
+
+	xasprintf(&s, "# %s: [%s] %s", word, sha,
+	    bisection_subject(c->repo, sha, subj, sizeof(subj)));
+	json_array_append_new(c->lines, json_string(s));
+	free(s);
+	xasprintf(&s, "git bisect %s %s", word, sha);
+	json_array_append_new(c->lines, json_string(s));
+	free(s);
+}
+
+/*
+ * A commit is logged once, when first measured, with the side the final
+ * posterior puts it on: P(bad) is monotone along ancestry, so the lines
+ * agree with one culprit and `git bisect replay` accepts them.
+ */
+static int
+log_run(void *arg, const struct store_run *r)
+{
+	struct log_ctx *c = arg;
+	int64_t idx = bisection_commit_index(c->b, r->commit);
+	const double *pb;
+
+	if (idx < 0 || idx == ENGINE_GOOD || c->seen[idx])
+		return 0;
+	c->seen[idx] = 1;
+	if (idx == (int64_t)c->b->g.n - 1)
+		return 0;	/* the bad endpoint is logged first */
+	if (r->state == STORE_RUN_SKIPPED) {
+		log_line(c, "skip", r->commit);
+		return 0;
+	}
+	pb = engine_prob_bad(&c->b->e);
+	log_line(c, pb[idx] >= 0.5 ? "bad" : "good", r->commit);
+	return 0;
+}
+
+json_t *
+bisection_log_json(struct bisection *b, struct store *st,
+    git_repository *repo)
+{
+	struct log_ctx c = { b, repo, json_array(), NULL, 0 };
+	struct bd_error err;
+	char sha[GIT_OID_HEXSZ + 1], subj[256];
+	char *s;
+	size_t i;
+
+	json_array_append_new(c.lines, json_string("git bisect start"));
+	if (!b->engine_ready)
+		return c.lines;
+	log_line(&c, "bad", b->rec.bad);
+	for (i = 0; i < b->rec.ngood; i++)
+		log_line(&c, "good", b->rec.good[i]);
+	for (i = 0; i < b->ngoods; i++) {
+		git_oid_tostr(sha, sizeof(sha), &b->goods[i]);
+		if (strcmp(sha, b->rec.good[i < b->rec.ngood ? i : 0]) != 0)
+			log_line(&c, "good", sha);
+	}
+	c.seen = xcalloc(b->g.n, 1);
+	store_run_list(st, b->id, (1u << STORE_RUN_DONE) |
+	    (1u << STORE_RUN_SKIPPED), log_run, &c, &err);
+	free(c.seen);
+	if (b->rec.verdict == STORE_VERDICT_CULPRIT && b->rec.culprit) {
+		xasprintf(&s, "# first bad commit: [%s] %s", b->rec.culprit,
+		    bisection_subject(repo, b->rec.culprit, subj,
+		    sizeof(subj)));
+		json_array_append_new(c.lines, json_string(s));
+		free(s);
+	}
+	return c.lines;
+}

@@ -1,0 +1,90 @@
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+#include "common/xmalloc.h"
+#include "daemon/buildcache.h"
+#include "daemon/log.h"
+#include "store/store.h"
+
+/* The store keys builds by a text; the config hash makes edits count. */
+static void
+buildcache_name(const struct cache_key *k, char *buf, size_t len)
+{
+	snprintf(buf, len, "%s#%016" PRIx64, k->benchmark, k->config);
+}
+
+static int
+buildcache_lookup(void *arg, const struct cache_key *k, struct cache_hit *hit)
+{
+	struct store *s = arg;
+	struct store_build b;
+	struct bd_error err;
+	char name[512];
+	int rc;
+
+	buildcache_name(k, name, sizeof(name));
+	store_build_init(&b);
+	rc = store_build_lookup(s, k->commit, name, k->group, &b, &err);
+	if (rc == 0 && b.state == STORE_BUILD_OK && b.host != NULL) {
+		hit->host = xstrdup(b.host);
+		hit->artifact = xstrdup(b.artifact ? b.artifact : "");
+	} else {
+		if (rc < 0 && rc != -ENOENT)
+			log_warnx("build cache lookup: %s", err.msg);
+		rc = -ENOENT;
+	}
+	store_build_release(&b);
+	return rc;
+}
+
+static int
+buildcache_put(void *arg, const struct cache_key *k, const char *host,
+    const char *artifact, enum store_build_state state)
+{
+	struct store *s = arg;
+	struct store_build b;
+	struct bd_error err;
+	char name[512];
+	int rc;
+
+	buildcache_name(k, name, sizeof(name));
+	store_build_init(&b);
+	b.commit = k->commit;
+	b.benchmark = name;
+	b.group = k->group;
+	b.host = host;
+	b.artifact = artifact;
+	b.state = state;
+	rc = store_build_record(s, &b, NULL, &err);
+	if (rc < 0)
+		log_warnx("build cache record: %s", err.msg);
+	return rc;
+}
+
+static int
+buildcache_store(void *arg, const struct cache_key *k, const char *host,
+    const char *artifact)
+{
+	return buildcache_put(arg, k, host, artifact, STORE_BUILD_OK);
+}
+
+/* A vanished artifact is recorded as failed so the next lookup rebuilds. */
+static void
+buildcache_forget(void *arg, const struct cache_key *k)
+{
+	buildcache_put(arg, k, "", "", STORE_BUILD_FAILED);
+}
+
+static const struct cache_ops buildcache_ops = {
+	buildcache_lookup,
+	buildcache_store,
+	buildcache_forget,
+};
+
+void
+buildcache_bind(struct cache *c, struct store *s)
+{
+	c->ops = &buildcache_ops;
+	c->arg = s;
+}

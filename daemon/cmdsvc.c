@@ -1,0 +1,293 @@
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "common/xmalloc.h"
+#include "daemon/bisection.h"
+#include "daemon/cmdsvc.h"
+#include "daemon/ctl.h"
+#include "daemon/daemon.h"
+#include "daemon/sched.h"
+#include "daemon/watch.h"
+#include "remote/pool.h"
+#include "store/store.h"
+
+const struct cmd_field cmdsvc_bisect_fields[] = {
+	{ "good", CMD_T_STRINGS, 1 },
+	{ "bad", CMD_T_STRING, 1 },
+	{ "benchmark", CMD_T_STRING, 1 },
+	{ "metric", CMD_T_STRING, 1 },
+	{ "group", CMD_T_STRING, 0 },
+	{ "confidence", CMD_T_NUMBER, 0 },
+	{ "max_samples", CMD_T_INTEGER, 0 },
+	{ "first_parent", CMD_T_BOOL, 0 },
+	{ "priority", CMD_T_INTEGER, 0 },
+	{ NULL, 0, 0 }
+};
+
+const struct cmd_field cmdsvc_id_fields[] = {
+	{ "bisection", CMD_T_INTEGER, 1 },
+	{ NULL, 0, 0 }
+};
+
+const struct cmd_field cmdsvc_status_fields[] = {
+	{ "bisection", CMD_T_INTEGER, 0 },
+	{ NULL, 0, 0 }
+};
+
+const struct cmd_field cmdsvc_samples_fields[] = {
+	{ "bisection", CMD_T_INTEGER, 1 },
+	{ "commit", CMD_T_STRING, 0 },
+	{ NULL, 0, 0 }
+};
+
+const struct cmd_field cmdsvc_host_fields[] = {
+	{ "host", CMD_T_STRING, 1 },
+	{ NULL, 0, 0 }
+};
+
+/* Library errors map onto protocol codes by their errno. */
+static int
+cmdsvc_fail(struct cmd_ctx *ctx, const struct bd_error *err)
+{
+	enum proto_error e = PROTO_E_INTERNAL;
+
+	switch (err->code) {
+	case -ENOENT:
+		e = PROTO_E_NOT_FOUND;
+		break;
+	case -EINVAL:
+	case -ERANGE:
+		e = PROTO_E_INVALID_ARGUMENT;
+		break;
+	case -EALREADY:
+	case -EEXIST:
+		e = PROTO_E_CONFLICT;
+		break;
+	}
+	return cmd_fail(ctx, e, "%s", err->msg);
+}
+
+static struct bisection *
+cmdsvc_find(struct cmd_ctx *ctx, struct bd_error *err)
+{
+	int64_t id = json_integer_value(json_object_get(ctx->req, "bisection"));
+
+	return sched_find(ctx->d->sched, id, err);
+}
+
+/* Validated up front; the reply carries the id, new or existing. */
+int
+cmdsvc_bisect(struct cmd_ctx *ctx)
+{
+	struct bd_error err;
+	int64_t id = 0;
+	int existing = 0;
+
+	bd_error_clear(&err);
+	if (sched_bisect(ctx->d->sched, ctx->req, ctx->conn->uid, &id,
+	    &existing, &err) < 0)
+		return cmdsvc_fail(ctx, &err);
+	json_object_set_new(ctx->reply, "bisection", json_integer(id));
+	json_object_set_new(ctx->reply, "existing", json_boolean(existing));
+	return 0;
+}
+
+static int
+cmdsvc_list_one(void *arg, const struct store_bisection *b)
+{
+	json_t *list = arg, *good = json_array();
+	size_t i;
+
+	for (i = 0; i < b->ngood; i++)
+		json_array_append_new(good, json_string(b->good[i]));
+	json_array_append_new(list, json_pack("{s:I, s:s, s:s, s:s, s:s, "
+	    "s:s?, s:s, s:o, s:o, s:I, s:I}", "id", (json_int_t)b->id,
+	    "state", store_bisection_state_name(b->state),
+	    "verdict", store_verdict_name(b->verdict),
+	    "benchmark", b->benchmark, "metric", b->metric,
+	    "group", b->group, "bad", b->bad, "good", good,
+	    "culprit", b->culprit ? json_string(b->culprit) : json_null(),
+	    "created_ms", (json_int_t)b->created_ms));
+	return 0;
+}
+
+int
+cmdsvc_list(struct cmd_ctx *ctx)
+{
+	json_t *list = json_array(), *b;
+	struct store_bisection_stats bs;
+	struct bd_error err;
+	size_t i;
+
+	if (store_bisection_list(ctx->d->store, ~0u, cmdsvc_list_one, list,
+	    &err) < 0) {
+		json_decref(list);
+		return cmdsvc_fail(ctx, &err);
+	}
+	/* Counts come after the listing: store callbacks may not nest. */
+	json_array_foreach(list, i, b) {
+		memset(&bs, 0, sizeof(bs));
+		store_bisection_stats(ctx->d->store, json_integer_value(
+		    json_object_get(b, "id")), &bs, &err);
+		json_object_set_new(b, "samples",
+		    json_integer(bs.runs[STORE_RUN_DONE]));
+	}
+	json_object_set_new(ctx->reply, "bisections", list);
+	return 0;
+}
+
+int
+cmdsvc_status(struct cmd_ctx *ctx)
+{
+	struct bisection *b;
+	struct bd_error err;
+
+	if (json_object_get(ctx->req, "bisection") == NULL)
+		return cmdsvc_list(ctx);
+	if ((b = cmdsvc_find(ctx, &err)) == NULL)
+		return cmdsvc_fail(ctx, &err);
+	json_object_set_new(ctx->reply, "bisection", bisection_status_json(b,
+	    ctx->d->store, sched_repo(ctx->d->sched)));
+	return 0;
+}
+
+int
+cmdsvc_cancel(struct cmd_ctx *ctx)
+{
+	int64_t id = json_integer_value(json_object_get(ctx->req, "bisection"));
+	struct bd_error err;
+
+	if (sched_cancel(ctx->d->sched, id, ctx->conn->uid, &err) < 0)
+		return cmdsvc_fail(ctx, &err);
+	json_object_set_new(ctx->reply, "cancelled", json_true());
+	return 0;
+}
+
+/* A finished bisection from before a restart has its log in the report. */
+int
+cmdsvc_log(struct cmd_ctx *ctx)
+{
+	struct bisection *b;
+	struct bd_error err;
+	char *text = NULL, *jtext = NULL;
+	json_t *j, *lines;
+
+	if ((b = cmdsvc_find(ctx, &err)) == NULL)
+		return cmdsvc_fail(ctx, &err);
+	if (!b->engine_ready &&
+	    store_report_get(ctx->d->store, b->id, &text, &jtext, &err) == 0 &&
+	    jtext != NULL && (j = json_loads(jtext, 0, NULL)) != NULL) {
+		lines = json_object_get(j, "bisect_log");
+		json_object_set(ctx->reply, "lines", lines ? lines :
+		    json_array());
+		json_decref(j);
+	} else
+		json_object_set_new(ctx->reply, "lines", bisection_log_json(b,
+		    ctx->d->store, sched_repo(ctx->d->sched)));
+	free(text);
+	free(jtext);
+	return 0;
+}
+
+static int
+cmdsvc_sample_one(void *arg, const struct store_sample *sm)
+{
+	json_array_append_new(arg, json_pack("{s:I, s:s, s:s, s:s, s:f, s:i, "
+	    "s:I}", "run", (json_int_t)sm->run, "commit", sm->commit,
+	    "host", sm->host ? sm->host : "", "metric", sm->metric,
+	    "value", sm->value, "attempt", sm->attempt,
+	    "seq", (json_int_t)sm->seq));
+	return 0;
+}
+
+int
+cmdsvc_samples(struct cmd_ctx *ctx)
+{
+	int64_t id = json_integer_value(json_object_get(ctx->req, "bisection"));
+	const char *commit = json_string_value(json_object_get(ctx->req,
+	    "commit"));
+	struct store_bisection rec;
+	json_t *list;
+	struct bd_error err;
+
+	store_bisection_init(&rec);
+	if (store_bisection_get(ctx->d->store, id, &rec, &err) < 0)
+		return cmdsvc_fail(ctx, &err);
+	store_bisection_release(&rec);
+	list = json_array();
+	if (store_sample_list(ctx->d->store, id, commit, cmdsvc_sample_one,
+	    list, &err) < 0) {
+		json_decref(list);
+		return cmdsvc_fail(ctx, &err);
+	}
+	json_object_set_new(ctx->reply, "samples", list);
+	return 0;
+}
+
+static int
+cmdsvc_drain_common(struct cmd_ctx *ctx, int drain)
+{
+	const char *host = json_string_value(json_object_get(ctx->req, "host"));
+	struct pool *p = sched_pool(ctx->d->sched);
+	struct pool_host *h = p ? pool_find(p, host) : NULL;
+	int rc;
+
+	if (h == NULL)
+		return cmd_fail(ctx, PROTO_E_NOT_FOUND, "no host %s", host);
+	rc = drain ? pool_drain(p, host) : pool_undrain(p, host);
+	if (rc < 0)
+		return cmd_fail(ctx, PROTO_E_CONFLICT, "%s %s: %s",
+		    drain ? "drain" : "undrain", host, strerror(-rc));
+	json_object_set_new(ctx->reply, "host", json_string(host));
+	json_object_set_new(ctx->reply, "state",
+	    json_string(pool_health_name(pool_host_health(h))));
+	watch_emit(ctx->d, "host", json_pack("{s:s, s:s}", "host", host,
+	    "state", pool_health_name(pool_host_health(h))));
+	if (!drain)
+		sched_kick(ctx->d->sched);
+	return 0;
+}
+
+int
+cmdsvc_drain(struct cmd_ctx *ctx)
+{
+	return cmdsvc_drain_common(ctx, 1);
+}
+
+int
+cmdsvc_undrain(struct cmd_ctx *ctx)
+{
+	return cmdsvc_drain_common(ctx, 0);
+}
+
+/* The reply comes first; events follow on the same connection. */
+int
+cmdsvc_watch(struct cmd_ctx *ctx)
+{
+	ctx->conn->subscriptions |= WATCH_ALL;
+	json_object_set_new(ctx->reply, "watching", json_true());
+	return 0;
+}
+
+int
+cmdsvc_report(struct cmd_ctx *ctx)
+{
+	int64_t id = json_integer_value(json_object_get(ctx->req, "bisection"));
+	char *text = NULL, *jtext = NULL;
+	struct bd_error err;
+	json_t *j;
+
+	if (store_report_get(ctx->d->store, id, &text, &jtext, &err) < 0) {
+		if (err.code == -ENOENT)
+			return cmd_fail(ctx, PROTO_E_NOT_FOUND, "bisection %lld "
+			    "has no report yet", (long long)id);
+		return cmdsvc_fail(ctx, &err);
+	}
+	j = jtext ? json_loads(jtext, 0, NULL) : NULL;
+	json_object_set_new(ctx->reply, "text", json_string(text ? text : ""));
+	json_object_set_new(ctx->reply, "report", j ? j : json_null());
+	free(text);
+	free(jtext);
+	return 0;
+}

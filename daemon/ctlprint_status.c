@@ -1,0 +1,352 @@
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "daemon/ctlprint.h"
+#include "daemon/ctlprint_int.h"
+
+/* Label column of the multi-line status. */
+#define LABEL_WIDTH	12
+
+/* One "label  value" line of the status; the label column is aligned. */
+static void __attribute__((format(printf, 3, 4)))
+field(FILE *out, const char *label, const char *fmt, ...)
+{
+	va_list ap;
+
+	fprintf(out, "%-*s", LABEL_WIDTH, label);
+	va_start(ap, fmt);
+	vfprintf(out, fmt, ap);
+	va_end(ap);
+	fputc('\n', out);
+}
+
+/* Nonzero run counts in the protocol's order; "none" when all are zero. */
+static void
+status_runs(FILE *out, const json_t *runs)
+{
+	static const char *const keys[] = {
+		"done", "queued", "running", "failed-infra", "skipped",
+		"cancelled"
+	};
+	char buf[256];
+	size_t i, n = 0;
+
+	buf[0] = '\0';
+	for (i = 0; i < sizeof(keys) / sizeof(keys[0]); i++)
+		if (num(runs, keys[i]) != 0 && n < sizeof(buf))
+			n += (size_t)snprintf(buf + n, sizeof(buf) - n,
+			    "%s%lld %s", n ? ", " : "", num(runs, keys[i]),
+			    keys[i]);
+	field(out, "runs", "%s", n ? buf : "none");
+}
+
+/* Probes in flight and the top candidates, one per line under a label. */
+static void
+status_lists(FILE *out, const json_t *b)
+{
+	const json_t *v;
+	const char *host;
+	char sha[CTLPRINT_SHORT + 1];
+	size_t i;
+
+	json_array_foreach(json_object_get(b, "in_flight"), i, v) {
+		host = json_string_value(json_object_get(v, "host"));
+		field(out, i == 0 ? "in flight" : "", "run %lld: %s %s%s",
+		    num(v, "run"), shortsha(str(v, "commit"), CTLPRINT_SHORT,
+		    sha, sizeof(sha)), host != NULL ? "on " : "",
+		    host != NULL ? host : "(waiting for a host)");
+	}
+	json_array_foreach(json_object_get(b, "top"), i, v)
+		field(out, i == 0 ? "top" : "", "%s %5.1f%%  %s",
+		    shortsha(str(v, "commit"), CTLPRINT_SHORT, sha,
+		    sizeof(sha)), 100.0 * json_number_value(
+		    json_object_get(v, "probability")), str(v, "subject"));
+}
+
+/* What is left to do, when the daemon could estimate it. */
+static void
+status_estimate(FILE *out, const json_t *b)
+{
+	const json_t *es = json_object_get(b, "est_samples_left");
+	const json_t *et = json_object_get(b, "est_seconds_left");
+	char dur[32];
+
+	if (!json_is_number(es))
+		return;
+	if (json_is_number(et))
+		field(out, "estimate", "%.1f more samples, about %s",
+		    json_number_value(es), durstr(json_number_value(et), dur,
+		    sizeof(dur)));
+	else
+		field(out, "estimate", "%.1f more samples, time unknown",
+		    json_number_value(es));
+}
+
+/* One bisection in full: every member of the status reply, labelled. */
+static void
+status_one(FILE *out, const json_t *b)
+{
+	const json_t *v, *conf;
+	const char *msg;
+	char when[32], when2[32];
+	size_t i;
+
+	field(out, "bisection", "#%lld %s, %s", num(b, "id"),
+	    str(b, "state"), str(b, "phase"));
+	field(out, "benchmark", "%s, metric %s, group %s", str(b, "benchmark"),
+	    str(b, "metric"), str(b, "group"));
+	field(out, "bad", "%s", str(b, "bad"));
+	json_array_foreach(json_object_get(b, "good"), i, v)
+		field(out, i == 0 ? "good" : "", "%s", json_string_value(v) ?
+		    json_string_value(v) : "-");
+	field(out, "verdict", "%s", str(b, "verdict"));
+	if (json_is_string(json_object_get(b, "culprit"))) {
+		conf = json_object_get(b, "confidence");
+		if (json_is_number(conf))
+			field(out, "culprit", "%s (confidence %.4g%%)",
+			    str(b, "culprit"), 100.0 * json_number_value(conf));
+		else
+			field(out, "culprit", "%s", str(b, "culprit"));
+	}
+	field(out, "candidates", "%lld left of %lld", num(b, "candidates_left"),
+	    num(b, "candidates"));
+	field(out, "samples", "%lld (%lld misfits)", num(b, "samples"),
+	    num(b, "misfits"));
+	status_runs(out, json_object_get(b, "runs"));
+	status_lists(out, b);
+	status_estimate(out, b);
+	msg = json_string_value(json_object_get(b, "message"));
+	if (msg != NULL && *msg != '\0')
+		field(out, "message", "%s", msg);
+	field(out, "created", "%s, updated %s",
+	    timestr(json_object_get(b, "created_ms"), TIME_SECOND,
+	    when, sizeof(when)), timestr(json_object_get(b, "updated_ms"),
+	    TIME_SECOND, when2, sizeof(when2)));
+}
+
+/* Without an id the daemon answers with the list, which prints as one. */
+void
+ctlprint_status(FILE *out, const json_t *r, const json_t *req,
+    unsigned flags)
+{
+	if (json_is_array(json_object_get(r, "bisections")))
+		ctlprint_list(out, r, req, flags);
+	else
+		status_one(out, json_object_get(r, "bisection"));
+}
+
+/* The culprit with its subject when the top list names it. */
+static void
+progress_culprit(const json_t *b, char *buf, size_t size)
+{
+	const char *culprit = str(b, "culprit"), *subject = NULL;
+	const json_t *v, *conf = json_object_get(b, "confidence");
+	char sha[CTLPRINT_SHORT + 1];
+	size_t i, n;
+
+	json_array_foreach(json_object_get(b, "top"), i, v)
+		if (strcmp(str(v, "commit"), culprit) == 0)
+			subject = json_string_value(json_object_get(v,
+			    "subject"));
+	n = (size_t)snprintf(buf, size, "culprit %s", shortsha(culprit,
+	    CTLPRINT_SHORT, sha, sizeof(sha)));
+	if (subject != NULL && n < size)
+		n += (size_t)snprintf(buf + n, size - n, " \"%s\"", subject);
+	if (json_is_number(conf) && n < size)
+		snprintf(buf + n, size - n, " (confidence %.4g%%)",
+		    100.0 * json_number_value(conf));
+}
+
+/* The last line of --follow: how the bisection ended. */
+static void
+progress_end(const json_t *b, const char *state, char *buf, size_t size)
+{
+	const char *verdict = str(b, "verdict"), *msg;
+	char what[256];
+
+	if (strcmp(state, "failed") == 0) {
+		msg = json_string_value(json_object_get(b, "message"));
+		snprintf(buf, size, "#%lld failed%s%s", num(b, "id"),
+		    msg != NULL ? ": " : "", msg != NULL ? msg : "");
+		return;
+	}
+	if (strcmp(state, "cancelled") == 0) {
+		snprintf(buf, size, "#%lld cancelled after %lld samples",
+		    num(b, "id"), num(b, "samples"));
+		return;
+	}
+	if (strcmp(verdict, "culprit") == 0)
+		progress_culprit(b, what, sizeof(what));
+	else if (strcmp(verdict, "not-reproduced") == 0)
+		snprintf(what, sizeof(what), "not reproduced");
+	else
+		snprintf(what, sizeof(what), "%s", verdict);
+	snprintf(buf, size, "#%lld done: %s after %lld samples", num(b, "id"),
+	    what, num(b, "samples"));
+}
+
+/*
+ * Steps are samples: done so far of done plus the estimate left, rounded
+ * up ("?" when the daemon has no estimate yet).
+ */
+void
+ctlprint_progress(const json_t *b, char *buf, size_t size)
+{
+	const char *state = str(b, "state"), *phase = str(b, "phase");
+	const json_t *es = json_object_get(b, "est_samples_left");
+	const json_t *lead = json_array_get(json_object_get(b, "top"), 0);
+	char total[32], sha[CTLPRINT_SHORT + 1];
+	long long done = num(b, "samples");
+	size_t n;
+
+	if (strcmp(state, "done") == 0 || strcmp(state, "failed") == 0 ||
+	    strcmp(state, "cancelled") == 0) {
+		progress_end(b, state, buf, size);
+		return;
+	}
+	if (strcmp(state, "running") != 0 || strcmp(phase, "loading") == 0) {
+		snprintf(buf, size, "#%lld %s", num(b, "id"),
+		    strcmp(state, "running") != 0 ? state : phase);
+		return;
+	}
+	if (json_is_number(es))
+		snprintf(total, sizeof(total), "%lld", done +
+		    (long long)ceil(json_number_value(es)));
+	else
+		snprintf(total, sizeof(total), "?");
+	n = (size_t)snprintf(buf, size, "#%lld %s: %lld/%s steps",
+	    num(b, "id"), phase, done, total);
+	if (strcmp(phase, "bisecting") != 0 || n >= size)
+		return;
+	n += (size_t)snprintf(buf + n, size - n, ", %lld candidates left",
+	    num(b, "candidates_left"));
+	if (json_is_object(lead) && n < size)
+		snprintf(buf + n, size - n, ", leading %s (%.1f%%)",
+		    shortsha(str(lead, "commit"), CTLPRINT_SHORT_LINE, sha,
+		    sizeof(sha)), 100.0 * json_number_value(
+		    json_object_get(lead, "probability")));
+}
+
+/* Readable names of the events; others print under their own name. */
+static const struct {
+	const char	*event;
+	const char	*label;
+	int		 about_host;	/* the host is the subject */
+} event_labels[] = {
+	{ "probe-started",	"probe started",	0 },
+	{ "probe-finished",	"probe finished",	0 },
+	{ "sample",		"sample",		0 },
+	{ "skip",		"skip",			0 },
+	{ "verdict",		"verdict",		0 },
+	{ "host",		"host",			1 },
+	{ "done",		"done",			0 },
+	{ "bisection",		"bisection",		0 },
+};
+
+/* Appends ", " and text to the detail part of an event line. */
+static void __attribute__((format(printf, 4, 5)))
+detail(char *buf, size_t size, size_t *n, const char *fmt, ...)
+{
+	va_list ap;
+
+	if (*n >= size)
+		return;
+	if (*n > 0)
+		*n += (size_t)snprintf(buf + *n, size - *n, ", ");
+	if (*n >= size)
+		return;
+	va_start(ap, fmt);
+	*n += (size_t)vsnprintf(buf + *n, size - *n, fmt, ap);
+	va_end(ap);
+}
+
+/* How an event member shows in the details, in this order. */
+enum event_kind { EV_SHA, EV_STRING, EV_INT, EV_NUMBER, EV_PERCENT };
+static const struct {
+	const char	*key;
+	const char	*prefix;
+	enum event_kind	 kind;
+} event_fields[] = {
+	{ "commit",	"",		EV_SHA },
+	{ "host",	"on ",		EV_STRING },
+	{ "run",	"run ",		EV_INT },
+	{ "metric",	"metric ",	EV_STRING },
+	{ "value",	"value ",	EV_NUMBER },
+	{ "outcome",	"outcome ",	EV_STRING },
+	{ "state",	"state ",	EV_STRING },
+	{ "verdict",	"verdict ",	EV_STRING },
+	{ "culprit",	"culprit ",	EV_SHA },
+	{ "confidence",	"confidence ",	EV_PERCENT },
+	{ "candidates",	"candidates ",	EV_INT },
+	{ "message",	"",		EV_STRING },
+};
+
+/* One member in the details; absent, null or mistyped members are left out. */
+static void
+event_field(char *d, size_t size, size_t *n, size_t i, const json_t *v)
+{
+	char val[64];
+	const char *text = NULL;
+
+	switch (event_fields[i].kind) {
+	case EV_SHA:
+		if (json_is_string(v))
+			text = shortsha(json_string_value(v), CTLPRINT_SHORT,
+			    val, sizeof(val));
+		break;
+	case EV_STRING:
+		text = json_string_value(v);
+		break;
+	case EV_INT:
+		if (json_is_integer(v))
+			snprintf(val, sizeof(val), "%lld",
+			    (long long)json_integer_value(v));
+		text = json_is_integer(v) ? val : NULL;
+		break;
+	case EV_NUMBER:
+	case EV_PERCENT:
+		if (json_is_number(v))
+			snprintf(val, sizeof(val), event_fields[i].kind ==
+			    EV_NUMBER ? "%.6g" : "%.4g%%",
+			    json_number_value(v) *
+			    (event_fields[i].kind == EV_NUMBER ? 1.0 : 100.0));
+		text = json_is_number(v) ? val : NULL;
+		break;
+	}
+	if (text != NULL)
+		detail(d, size, n, "%s%s", event_fields[i].prefix, text);
+}
+
+/*
+ * "HH:MM:SS #ID label: commit, on host, run R, value V, ...", each part
+ * only when the event has it; a host event names its host first.
+ */
+void
+ctlprint_event(FILE *out, const json_t *ev)
+{
+	const char *name = str(ev, "event"), *label = name;
+	const char *host = json_string_value(json_object_get(ev, "host"));
+	char when[32], d[1024];
+	size_t i, n = 0;
+	int about_host = 0;
+
+	for (i = 0; i < sizeof(event_labels) / sizeof(event_labels[0]); i++)
+		if (strcmp(event_labels[i].event, name) == 0) {
+			label = event_labels[i].label;
+			about_host = event_labels[i].about_host;
+		}
+	d[0] = '\0';
+	for (i = 0; i < sizeof(event_fields) / sizeof(event_fields[0]); i++)
+		if (!(about_host && strcmp(event_fields[i].key, "host") == 0))
+			event_field(d, sizeof(d), &n, i,
+			    json_object_get(ev, event_fields[i].key));
+	fprintf(out, "%s ", timestr(json_object_get(ev, "time_ms"),
+	    TIME_CLOCK, when, sizeof(when)));
+	if (json_is_integer(json_object_get(ev, "bisection")))
+		fprintf(out, "#%lld ", num(ev, "bisection"));
+	fprintf(out, "%s%s%s%s%s\n", label, about_host && host ? " " : "",
+	    about_host && host ? host : "", d[0] ? ": " : "", d);
+}

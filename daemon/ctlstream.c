@@ -1,0 +1,275 @@
+#include <sys/ioctl.h>
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "common/error.h"
+#include "common/xmalloc.h"
+#include "daemon/client.h"
+#include "daemon/ctlprint.h"
+#include "daemon/ctlstream.h"
+
+/* Where --follow is: what was printed last, and how to print. */
+struct follow {
+	struct client	 status;	/* status requests */
+	struct client	 watch;		/* the event stream */
+	const json_t	*req;		/* the status request */
+	long long	 id;
+	int		 raw;
+	int		 tty;		/* rewrite one line in place */
+	char		*last;		/* the line printed last */
+};
+
+/* Transport failures all mean the daemon cannot be reached. */
+static int
+unreached(const struct bd_error *err)
+{
+	fprintf(stderr, "bisectctl: %s\n", err->msg);
+	return CLIENT_UNREACHED;
+}
+
+/* The terminal's width, so the rewritten line never wraps. */
+static int
+follow_width(void)
+{
+	struct winsize ws;
+
+	if (ioctl(STDOUT_FILENO, TIOCGWINSZ, &ws) == 0 && ws.ws_col > 1)
+		return ws.ws_col - 1;
+	return 79;
+}
+
+/*
+ * Prints text when it changed: in place on a terminal (carriage return,
+ * clear the line), else as a new line.  end finishes the line.
+ */
+static void
+follow_show(struct follow *f, const char *text, int end)
+{
+	if (f->tty && !f->raw)
+		printf("\r\033[K%.*s%s", follow_width(), text, end ? "\n" : "");
+	else if (f->last == NULL || strcmp(f->last, text) != 0)
+		printf("%s\n", text);
+	fflush(stdout);
+	free(f->last);
+	f->last = xstrdup(text);
+}
+
+/* Ends the progress line on a terminal before a message goes below it. */
+static void
+follow_break(const struct follow *f)
+{
+	if (f->tty && !f->raw && f->last != NULL) {
+		printf("\n");
+		fflush(stdout);
+	}
+}
+
+/*
+ * Asks for the status and shows it.  Returns -1 while the bisection runs,
+ * else the exit status: 0 when it ended done, 1 failed or cancelled.
+ */
+static int
+follow_refresh(struct follow *f)
+{
+	struct bd_error err;
+	json_t *reply, *b;
+	const char *state;
+	char *line, text[1024];
+	int rc, ended;
+
+	bd_error_clear(&err);
+	rc = (int)client_ask(&f->status, f->req, &line, &reply, &err);
+	if (rc != CLIENT_OK)
+		follow_break(f);
+	if (rc == CLIENT_UNREACHED)
+		return unreached(&err);
+	if (rc == CLIENT_ERROR_REPLY) {
+		ctlprint_error(stderr, reply);
+		goto out;
+	}
+	b = json_object_get(reply, "bisection");
+	state = json_string_value(json_object_get(b, "state"));
+	if (state == NULL)
+		state = "?";
+	ended = strcmp(state, "done") == 0 || strcmp(state, "failed") == 0 ||
+	    strcmp(state, "cancelled") == 0;
+	ctlprint_progress(b, text, sizeof(text));
+	follow_show(f, f->raw ? line : text, ended);
+	rc = !ended ? -1 : strcmp(state, "done") == 0 ? CLIENT_OK :
+	    CLIENT_ERROR_REPLY;
+out:
+	free(line);
+	json_decref(reply);
+	return rc;
+}
+
+/* Whether an event line can change what the followed bisection shows. */
+static int
+follow_relevant(const struct follow *f, const char *line)
+{
+	json_t *ev = json_loads(line, 0, NULL), *id;
+	int yes;
+
+	id = json_object_get(ev, "bisection");
+	yes = !json_is_integer(id) || json_integer_value(id) == f->id;
+	json_decref(ev);
+	return yes;
+}
+
+/*
+ * Waits with poll(2) for the next event about the bisection, or the
+ * refresh interval; events about other bisections do not move the
+ * deadline.  Events that arrived together are read at once, so one status
+ * request answers them all.  Returns 0, or 2 when the stream ended.
+ */
+static int
+follow_wait(struct follow *f)
+{
+	struct timespec deadline, now;
+	struct bd_error err;
+	char *line;
+	int rc, wanted = 0;
+
+	bd_error_clear(&err);
+	client_deadline(&deadline, CTLSTREAM_REFRESH_MS);
+	for (;;) {
+		client_deadline(&now, 0);
+		rc = client_read_line_until(&f->watch, wanted ? &now :
+		    &deadline, &line, &err);
+		if (rc == -ETIMEDOUT)
+			return 0;
+		if (rc < 0) {
+			follow_break(f);
+			return unreached(&err);
+		}
+		wanted |= follow_relevant(f, line);
+		free(line);
+	}
+}
+
+/* Subscribes f->watch to the event stream; an exit status. */
+static int
+follow_subscribe(struct follow *f, const char *path)
+{
+	struct bd_error err;
+	json_t *wreq, *reply;
+	char *line;
+	int rc;
+
+	bd_error_clear(&err);
+	wreq = json_pack("{s:s}", "cmd", "watch");
+	rc = (int)client_call(&f->watch, path, wreq, &line, &reply, &err);
+	json_decref(wreq);
+	if (rc != CLIENT_OK)
+		follow_break(f);
+	if (rc == CLIENT_UNREACHED)
+		rc = unreached(&err);
+	else if (rc == CLIENT_ERROR_REPLY)
+		ctlprint_error(stderr, reply);
+	free(line);
+	json_decref(reply);
+	return rc;
+}
+
+/*
+ * The first status comes before the stream, so that a bisection that has
+ * ended shows at once.
+ */
+static int
+follow_run(struct follow *f, const char *path)
+{
+	struct bd_error err;
+	int rc;
+
+	bd_error_clear(&err);
+	if (client_connect(&f->status, path, &err) < 0)
+		return unreached(&err);
+	rc = follow_refresh(f);
+	if (rc >= 0)
+		return rc;
+	rc = follow_subscribe(f, path);
+	while (rc == CLIENT_OK) {
+		rc = follow_wait(f);
+		if (rc == CLIENT_OK)
+			rc = follow_refresh(f);
+		if (rc >= 0)
+			break;
+		rc = CLIENT_OK;
+	}
+	return rc;
+}
+
+/* Owns the two connections of --follow for as long as it runs. */
+int
+ctlstream_follow(const char *path, const json_t *req, int raw)
+{
+	struct follow f;
+	int rc;
+
+	memset(&f, 0, sizeof(f));
+	client_init(&f.status);
+	client_init(&f.watch);
+	f.req = req;
+	f.id = json_integer_value(json_object_get(req, "bisection"));
+	f.raw = raw;
+	f.tty = isatty(STDOUT_FILENO);
+	rc = follow_run(&f, path);
+	free(f.last);
+	client_release(&f.status);
+	client_release(&f.watch);
+	return rc;
+}
+
+/* One event line for people; a line that is no event is passed over. */
+static void
+watch_print(const char *line)
+{
+	json_t *ev = json_loads(line, 0, NULL);
+
+	if (json_is_string(json_object_get(ev, "event")))
+		ctlprint_event(stdout, ev);
+	json_decref(ev);
+}
+
+/* Prints each event as it comes until the daemon closes the stream. */
+int
+ctlstream_watch(const char *path, const json_t *req, int raw)
+{
+	struct client c;
+	struct bd_error err;
+	json_t *reply;
+	char *line;
+	int rc;
+
+	client_init(&c);
+	bd_error_clear(&err);
+	rc = (int)client_call(&c, path, req, &line, &reply, &err);
+	if (rc == CLIENT_UNREACHED)
+		rc = unreached(&err);
+	else if (rc == CLIENT_ERROR_REPLY && raw)
+		printf("%s\n", line);
+	else if (rc == CLIENT_ERROR_REPLY)
+		ctlprint_error(stderr, reply);
+	while (rc == CLIENT_OK) {
+		if (raw)
+			printf("%s\n", line);
+		else
+			watch_print(line);
+		fflush(stdout);
+		free(line);
+		line = NULL;
+		/* The stream ends when the daemon stops or restarts. */
+		if (client_read_line(&c, &line, &err) < 0) {
+			fprintf(stderr, "bisectctl: %s\n", err.msg);
+			break;
+		}
+	}
+	free(line);
+	json_decref(reply);
+	client_release(&c);
+	return rc;
+}

@@ -1,0 +1,19 @@
+/*
+ * The report hook: a configured command run through /bin/sh -c (the
+ * operator's own text, never a request's), with the report on its standard
+ * input and the facts about the culprit in environment variables.
+ */
+#ifndef DAEMON_HOOK_H
+#define DAEMON_HOOK_H
+
+#include <uv.h>
+
+/*
+ * Starts command with env (NULL-terminated "K=V" strings added to the
+ * daemon's environment; copied) and feeds input (copied) to its stdin.
+ * Returns 0 or a negative libuv error; the exit status is logged.
+ */
+int	hook_run(uv_loop_t *loop, const char *command, char *const env[],
+	    const char *input);
+
+#endif

@@ -1,0 +1,393 @@
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "bisect/report.h"
+#include "common/xmalloc.h"
+#include "daemon/bisection.h"
+#include "daemon/daemon.h"
+#include "daemon/hook.h"
+#include "daemon/log.h"
+#include "daemon/reporter.h"
+#include "daemon/sched.h"
+#include "store/store.h"
+
+/* Everything the input points to, so one release frees it. */
+struct reporter_data {
+	struct report_input	 in;
+	struct report_value	*base, *head;
+	size_t			 nbase, nhead;
+	double			*good, *bad;
+	size_t			 ngood, nbad;
+	struct report_sample	*samples;
+	size_t			 nsamples;
+	struct report_candidate	*cands;
+	size_t			 ncands;
+	struct report_commit	*parents;
+	size_t			 nparents;
+	const char		**log;
+	size_t			 nlog;
+	char			**strings;	/* owned strings */
+	size_t			 nstrings;
+	const char		*base_sha;
+	double			 machine_s;
+	struct bisection	*b;
+};
+
+static const char *
+rd_keep(struct reporter_data *rd, char *s)
+{
+	rd->strings = xreallocarray(rd->strings, rd->nstrings + 1,
+	    sizeof(char *));
+	rd->strings[rd->nstrings++] = s;
+	return s;
+}
+
+static void
+rd_push_value(struct report_value **v, size_t *n, const char *metric,
+    double value)
+{
+	*v = xreallocarray(*v, *n + 1, sizeof(**v));
+	(*v)[*n].metric = metric;
+	(*v)[(*n)++].value = value;
+}
+
+static void
+rd_push_double(double **v, size_t *n, double x)
+{
+	*v = xreallocarray(*v, *n + 1, sizeof(**v));
+	(*v)[(*n)++] = x;
+}
+
+/* One sample row: which side of the table and which plot it feeds. */
+static int
+rd_sample(void *arg, const struct store_sample *sm)
+{
+	struct reporter_data *rd = arg;
+	struct bisection *b = rd->b;
+	int64_t idx = bisection_commit_index(b, sm->commit);
+	int headline = strcmp(sm->metric, b->rec.metric) == 0;
+	const char *metric = rd_keep(rd, xstrdup(sm->metric));
+	const double *pb;
+
+	if (idx < 0)
+		return 0;
+	if (rd->in.culprit.sha && strcmp(sm->commit, rd->in.culprit.sha) == 0)
+		rd_push_value(&rd->head, &rd->nhead, metric, sm->value);
+	else if (rd->in.kind != REPORT_CULPRIT && idx == (int64_t)b->g.n - 1)
+		rd_push_value(&rd->head, &rd->nhead, metric, sm->value);
+	if ((rd->base_sha && strcmp(sm->commit, rd->base_sha) == 0) ||
+	    (rd->base_sha == NULL && idx == ENGINE_GOOD))
+		rd_push_value(&rd->base, &rd->nbase, metric, sm->value);
+	if (!headline)
+		return 0;
+	if (idx == ENGINE_GOOD)
+		rd_push_double(&rd->good, &rd->ngood, sm->value);
+	else if (idx == (int64_t)b->g.n - 1)
+		rd_push_double(&rd->bad, &rd->nbad, sm->value);
+	rd->samples = xreallocarray(rd->samples, rd->nsamples + 1,
+	    sizeof(*rd->samples));
+	rd->samples[rd->nsamples].sha = rd_keep(rd, xstrdup(sm->commit));
+	rd->samples[rd->nsamples].position = idx == ENGINE_GOOD ? 0 : idx + 1;
+	rd->samples[rd->nsamples].value = sm->value;
+	pb = b->engine_ready ? engine_prob_bad(&b->e) : NULL;
+	rd->samples[rd->nsamples].cls = idx == ENGINE_GOOD ? REPORT_GOOD :
+	    pb == NULL ? REPORT_UNCLASSIFIED : pb[idx] >= 0.5 ? REPORT_BAD :
+	    REPORT_GOOD;
+	rd->nsamples++;
+	return 0;
+}
+
+static int
+rd_run_time(void *arg, const struct store_run *r)
+{
+	struct reporter_data *rd = arg;
+
+	if (r->finished_ms > r->queued_ms)
+		rd->machine_s += (double)(r->finished_ms - r->queued_ms) / 1e3;
+	return 0;
+}
+
+/* "Name <mail>" of a signature, kept for the report's lifetime. */
+static const char *
+rd_person(struct reporter_data *rd, const git_signature *sig)
+{
+	char *s;
+
+	if (sig == NULL)
+		return NULL;
+	xasprintf(&s, "%s <%s>", sig->name, sig->email);
+	return rd_keep(rd, s);
+}
+
+/* The culprit's identity and its parents, read from the repository. */
+static void
+rd_culprit(struct reporter_data *rd, git_repository *repo, const char *sha)
+{
+	git_commit *c = NULL, *pc;
+	git_oid oid;
+	char psha[GIT_OID_HEXSZ + 1], date[64];
+	unsigned i;
+	int64_t idx;
+	time_t t;
+	struct tm tm;
+
+	rd->in.culprit.sha = sha;
+	rd->in.culprit.subject = "";
+	if (repo == NULL || git_oid_fromstr(&oid, sha) < 0 ||
+	    git_commit_lookup(&c, repo, &oid) < 0)
+		return;
+	rd->in.culprit.subject = rd_keep(rd, xstrdup(git_commit_summary(c) ?
+	    git_commit_summary(c) : ""));
+	rd->in.culprit.author = rd_person(rd, git_commit_author(c));
+	rd->in.culprit.committer = rd_person(rd, git_commit_committer(c));
+	t = (time_t)git_commit_time(c);
+	gmtime_r(&t, &tm);
+	strftime(date, sizeof(date), "%a %b %e %H:%M:%S %Y +0000", &tm);
+	rd->in.culprit.date = rd_keep(rd, xstrdup(date));
+	for (i = 0; i < git_commit_parentcount(c); i++) {
+		if (git_commit_parent(&pc, c, i) < 0)
+			continue;
+		git_oid_tostr(psha, sizeof(psha), git_commit_id(pc));
+		rd->parents = xreallocarray(rd->parents, rd->nparents + 1,
+		    sizeof(*rd->parents));
+		memset(&rd->parents[rd->nparents], 0, sizeof(*rd->parents));
+		rd->parents[rd->nparents].sha = rd_keep(rd, xstrdup(psha));
+		rd->parents[rd->nparents].subject = rd_keep(rd, xstrdup(
+		    git_commit_summary(pc) ? git_commit_summary(pc) : ""));
+		idx = bisection_commit_index(rd->b, psha);
+		/* The base is the first parent measured inside the range. */
+		if (rd->base_sha == NULL && idx >= 0 && idx != ENGINE_GOOD)
+			rd->base_sha = rd->parents[rd->nparents].sha;
+		rd->nparents++;
+		git_commit_free(pc);
+	}
+	git_commit_free(c);
+}
+
+/* Candidates of an inconclusive verdict, from the stored detail. */
+static void
+rd_candidates(struct reporter_data *rd, git_repository *repo)
+{
+	json_t *d = json_loads(rd->b->rec.detail ? rd->b->rec.detail : "{}",
+	    0, NULL);
+	json_t *c;
+	char subj[256];
+	size_t i;
+
+	json_array_foreach(json_object_get(d, "candidates"), i, c) {
+		const char *sha = json_string_value(json_object_get(c,
+		    "commit"));
+
+		if (sha == NULL)
+			continue;
+		rd->cands = xreallocarray(rd->cands, rd->ncands + 1,
+		    sizeof(*rd->cands));
+		rd->cands[rd->ncands].sha = rd_keep(rd, xstrdup(sha));
+		rd->cands[rd->ncands].subject = rd_keep(rd, xstrdup(
+		    bisection_subject(repo, sha, subj, sizeof(subj))));
+		rd->cands[rd->ncands].probability = json_number_value(
+		    json_object_get(c, "probability"));
+		rd->ncands++;
+	}
+	rd->in.n_candidates_total = (size_t)json_integer_value(
+	    json_object_get(d, "set_size"));
+	json_decref(d);
+}
+
+/* The benchmark's steps as configured, for the reproduce section. */
+static const char *
+rd_bench_config(struct reporter_data *rd, const struct config_benchmark *bc)
+{
+	static const struct {
+		const char *key;
+		size_t off;
+	} keys[] = {
+		{ "build", offsetof(struct config_benchmark, build) },
+		{ "artifact", offsetof(struct config_benchmark, artifact) },
+		{ "install", offsetof(struct config_benchmark, install) },
+		{ "reboot", offsetof(struct config_benchmark, reboot) },
+		{ "boot_check", offsetof(struct config_benchmark, boot_check) },
+		{ "run", offsetof(struct config_benchmark, run) },
+		{ "collect", offsetof(struct config_benchmark, collect) },
+		{ "result_file", offsetof(struct config_benchmark,
+		    result_file) },
+	};
+	char *text, *t;
+	const char *v;
+	size_t i;
+
+	xasprintf(&text, "[benchmark %s]\n", bc->name);
+	for (i = 0; i < sizeof(keys) / sizeof(keys[0]); i++) {
+		v = *(const char *const *)((const char *)bc + keys[i].off);
+		if (v == NULL)
+			continue;
+		xasprintf(&t, "%s%s = %s\n", text, keys[i].key, v);
+		free(text);
+		text = t;
+	}
+	return rd_keep(rd, text);
+}
+
+static void
+rd_release(struct reporter_data *rd)
+{
+	size_t i;
+
+	for (i = 0; i < rd->nstrings; i++)
+		free(rd->strings[i]);
+	free(rd->strings);
+	free(rd->base);
+	free(rd->head);
+	free(rd->good);
+	free(rd->bad);
+	free(rd->samples);
+	free(rd->cands);
+	free(rd->parents);
+	free(rd->log);
+}
+
+/* Collects every field the report module needs for one bisection. */
+static void
+reporter_gather(struct daemon *d, struct bisection *b,
+    struct reporter_data *rd, json_t *log)
+{
+	git_repository *repo = sched_repo(d->sched);
+	const struct config_benchmark *bc = config_benchmark_find(&d->cfg,
+	    b->rec.benchmark);
+	const struct config_metric *m = bc ? config_metric_find(bc,
+	    b->rec.metric) : NULL;
+	struct report_input *in = &rd->in;
+	struct bd_error err;
+	json_t *v;
+	size_t i;
+	char *id;
+
+	rd->b = b;
+	report_input_init(in);
+	in->kind = b->rec.verdict == STORE_VERDICT_CULPRIT ? REPORT_CULPRIT :
+	    b->rec.verdict == STORE_VERDICT_INCONCLUSIVE ? REPORT_INCONCLUSIVE :
+	    REPORT_NOT_REPRODUCED;
+	xasprintf(&id, "%" PRId64, b->id);
+	in->id = rd_keep(rd, id);
+	in->benchmark = b->rec.benchmark;
+	in->host_group = b->rec.group;
+	in->metric = b->rec.metric;
+	in->direction = m == NULL ? REPORT_DIRECTION_UNKNOWN :
+	    m->kind == CONFIG_METRIC_PASS_FAIL ? REPORT_PASS_FAIL :
+	    m->direction == CONFIG_HIGHER_IS_BETTER ?
+	    REPORT_HIGHER_IS_BETTER : REPORT_LOWER_IS_BETTER;
+	in->repo_url = d->cfg.repo.url;
+	if (in->kind == REPORT_CULPRIT && b->rec.culprit != NULL)
+		rd_culprit(rd, repo, b->rec.culprit);
+	if (in->kind == REPORT_INCONCLUSIVE)
+		rd_candidates(rd, repo);
+	store_sample_list(d->store, b->id, NULL, rd_sample, rd, &err);
+	store_run_list(d->store, b->id, ~0u, rd_run_time, rd, &err);
+	in->parents = rd->parents;
+	in->n_parents = rd->nparents;
+	in->good_revs = (const char *const *)b->rec.good;
+	in->n_good_revs = b->rec.ngood;
+	in->bad_rev = b->rec.bad;
+	in->confidence = b->rec.confidence;
+	in->target_confidence = b->confidence;
+	in->max_samples = b->max_samples;
+	in->first_parent = b->first_parent;
+	in->total_samples = rd->nsamples;
+	in->machine_seconds = rd->machine_s;
+	in->base.sha = rd->base_sha ? rd->base_sha : b->rec.good[0];
+	in->base.values = rd->base;
+	in->base.n_values = rd->nbase;
+	in->head.sha = in->kind == REPORT_CULPRIT ? in->culprit.sha :
+	    b->rec.bad;
+	in->head.values = rd->head;
+	in->head.n_values = rd->nhead;
+	in->good_samples = rd->good;
+	in->n_good_samples = rd->ngood;
+	in->bad_samples = rd->bad;
+	in->n_bad_samples = rd->nbad;
+	in->samples = rd->samples;
+	in->n_samples = rd->nsamples;
+	in->n_positions = b->engine_ready ? (long)b->g.n : 0;
+	in->culprit_position = -1;
+	if (in->kind == REPORT_CULPRIT && b->engine_ready)
+		in->culprit_position = bisection_commit_index(b,
+		    b->rec.culprit) + 1;
+	in->candidates = rd->cands;
+	in->n_candidates = rd->ncands;
+	if (bc != NULL) {
+		in->bench_config = rd_bench_config(rd, bc);
+		in->min_change = bc->min_change;
+	}
+	rd->log = xcalloc(json_array_size(log) + 1, sizeof(char *));
+	json_array_foreach(log, i, v)
+		rd->log[rd->nlog++] = json_string_value(v);
+	in->bisect_log = rd->log;
+	in->n_bisect_log = rd->nlog;
+}
+
+static void
+reporter_hook(struct daemon *d, struct bisection *b, const char *text,
+    const struct report_input *in);
+
+void
+reporter_run(struct daemon *d, struct bisection *b)
+{
+	struct reporter_data rd;
+	struct bd_error err;
+	json_t *log, *j = NULL;
+	char *text = NULL, *jtext = NULL;
+
+	memset(&rd, 0, sizeof(rd));
+	log = bisection_log_json(b, d->store, sched_repo(d->sched));
+	reporter_gather(d, b, &rd, log);
+	if (report_render_text(&rd.in, &text, &err) < 0 ||
+	    (j = report_render_json(&rd.in, &err)) == NULL) {
+		log_warnx("bisection %" PRId64 ": no report: %s", b->id,
+		    err.msg);
+		goto out;
+	}
+	json_object_set(j, "bisect_log", log);
+	jtext = json_dumps(j, JSON_COMPACT);
+	if (store_report_put(d->store, b->id, text, jtext, &err) < 0) {
+		log_warnx("bisection %" PRId64 ": %s", b->id, err.msg);
+		goto out;
+	}
+	if (d->cfg.daemon.report_hook != NULL)
+		reporter_hook(d, b, text, &rd.in);
+out:
+	free(text);
+	free(jtext);
+	json_decref(j);
+	json_decref(log);
+	rd_release(&rd);
+}
+
+/* The hook learns whom to mail from the environment, never from argv. */
+static void
+reporter_hook(struct daemon *d, struct bisection *b, const char *text,
+    const struct report_input *in)
+{
+	char *subject = report_subject(in);
+	char *env[8];
+	size_t n = 0, i;
+
+	xasprintf(&env[n++], "BISECTD_BISECTION=%" PRId64, b->id);
+	xasprintf(&env[n++], "BISECTD_VERDICT=%s",
+	    store_verdict_name(b->rec.verdict));
+	xasprintf(&env[n++], "BISECTD_CULPRIT=%s",
+	    b->rec.culprit ? b->rec.culprit : "");
+	xasprintf(&env[n++], "BISECTD_CULPRIT_AUTHOR=%s",
+	    in->culprit.author ? in->culprit.author : "");
+	xasprintf(&env[n++], "BISECTD_CULPRIT_COMMITTER=%s",
+	    in->culprit.committer ? in->culprit.committer : "");
+	xasprintf(&env[n++], "BISECTD_SUBJECT=%s", subject ? subject : "");
+	env[n] = NULL;
+	if (hook_run(&d->loop, d->cfg.daemon.report_hook, env, text) < 0)
+		log_warnx("bisection %" PRId64 ": report hook did not start",
+		    b->id);
+	for (i = 0; i < n; i++)
+		free(env[i]);
+	free(subject);
+}

@@ -1,0 +1,44 @@
+/* Shared between the scheduler's files; not for other modules. */
+#ifndef DAEMON_SCHED_INT_H
+#define DAEMON_SCHED_INT_H
+
+#include "common/queue.h"
+
+#include <uv.h>
+
+#include "bisect/engine.h"
+#include "remote/cache.h"
+
+struct bisection;
+struct bisection_probe;
+
+TAILQ_HEAD(bisection_list, bisection);
+
+struct sched {
+	struct daemon		*d;
+	struct pool		*pool;
+	struct job_queue	*jobs;
+	struct cache		 cache;
+	git_repository		*repo;
+	struct bisection_list	 active;
+	uv_timer_t		 kick;
+	int			 kick_ready;
+	int			 stopping;
+	int			 torn;		/* pool and queue closed */
+	unsigned		 rr;		/* rotates the fair share */
+};
+
+struct store	*sched_store(struct sched *s);
+void		 sched_fail(struct sched *s, struct bisection *b,
+		    const char *why);
+void		 sched_probe_free(struct bisection *b,
+		    struct bisection_probe *p);
+void		 sched_kick_cb(uv_timer_t *t);
+void		 sched_stop_check(struct sched *s);
+unsigned	 sched_free_hosts(struct sched *s, const char *group);
+void		 sched_loaded(struct bisection *b, int rc,
+		    const struct bd_error *err);
+void		 sched_finish(struct sched *s, struct bisection *b,
+		    const struct engine_action *a);
+
+#endif

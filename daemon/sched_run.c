@@ -1,0 +1,520 @@
+/*
+ * The scheduler's work: engine decisions to runs on free hosts, results
+ * back to the store and the engine, verdicts to reports.
+ */
+#include <sys/stat.h>
+
+#include <inttypes.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "common/xmalloc.h"
+#include "config/config.h"
+#include "daemon/bisection.h"
+#include "daemon/daemon.h"
+#include "daemon/log.h"
+#include "daemon/reporter.h"
+#include "daemon/sched.h"
+#include "daemon/sched_int.h"
+#include "daemon/watch.h"
+#include "remote/job.h"
+#include "remote/pool.h"
+#include "store/store.h"
+
+static void	sched_job_record(void *arg, const struct step_result *r,
+		    const char *host);
+static void	sched_job_done(void *arg, const struct step_result *last,
+		    unsigned attempts);
+
+static const struct config_benchmark *
+sched_bench(struct sched *s, const struct bisection *b)
+{
+	return config_benchmark_find(&s->d->cfg, b->rec.benchmark);
+}
+
+/* Makes the per-bisection log directory the steps write into. */
+static char *
+sched_log_dir(struct sched *s, int64_t id)
+{
+	char *dir, *top;
+
+	xasprintf(&top, "%s/logs", s->d->cfg.daemon.workdir);
+	mkdir(s->d->cfg.daemon.workdir, 0755);
+	mkdir(top, 0755);
+	xasprintf(&dir, "%s/%" PRId64, top, id);
+	mkdir(dir, 0755);
+	free(top);
+	return dir;
+}
+
+/* Hands one stored run to the job queue; the row exists before the job. */
+static int
+sched_submit(struct sched *s, struct bisection *b, int64_t run,
+    uint32_t commit, const char *sha)
+{
+	const struct config_benchmark *bench = sched_bench(s, b);
+	struct bisection_probe *p;
+	struct job_spec spec;
+	struct bd_error err;
+	char run_id[32], *logdir;
+	int rc;
+
+	if (bench == NULL) {
+		sched_fail(s, b, "its benchmark is no longer configured");
+		return -ENOENT;
+	}
+	p = xcalloc(1, sizeof(*p));
+	p->run = run;
+	p->commit = commit;
+	p->b = b;
+	p->started_ms = daemon_now_ms();
+	snprintf(p->sha, sizeof(p->sha), "%s", sha);
+	snprintf(run_id, sizeof(run_id), "%" PRId64, run);
+	logdir = sched_log_dir(s, b->id);
+	memset(&spec, 0, sizeof(spec));
+	spec.bench = bench;
+	spec.commit = sha;
+	spec.run_id = run_id;
+	spec.group = b->rec.group;
+	spec.log_dir = logdir;
+	spec.cache = &s->cache;
+	spec.record = sched_job_record;
+	spec.record_arg = p;
+	TAILQ_INSERT_TAIL(&b->probes, p, entry);
+	b->nprobes++;
+	rc = job_submit(s->jobs, &spec, sched_job_done, p, &p->job, &err);
+	free(logdir);
+	if (rc < 0) {
+		log_warnx("bisection %" PRId64 ": cannot submit run %" PRId64
+		    ": %s", b->id, run, err.msg);
+		sched_probe_free(b, p);
+		return rc;
+	}
+	watch_emit(s->d, "probe-started", json_pack("{s:I, s:I, s:s}",
+	    "bisection", (json_int_t)b->id, "run", (json_int_t)run,
+	    "commit", sha));
+	return 0;
+}
+
+/* A new probe the engine asked for: a run row first, then the job. */
+static void
+sched_probe(struct sched *s, struct bisection *b, uint32_t commit)
+{
+	char sha[GIT_OID_HEXSZ + 1];
+	struct bd_error err;
+	int64_t run;
+
+	bisection_probe_sha(b, commit, sha);
+	if (store_probe_add(sched_store(s), b->id, sha, NULL, &err) < 0 ||
+	    store_run_create(sched_store(s), b->id, sha, &run, &err) < 0) {
+		log_warnx("bisection %" PRId64 ": %s", b->id, err.msg);
+		engine_probe_dropped(&b->e, commit);
+		return;
+	}
+	if (sched_submit(s, b, run, commit, sha) < 0)
+		engine_probe_dropped(&b->e, commit);
+}
+
+struct resubmit {
+	int64_t	 run;
+	char	 sha[GIT_OID_HEXSZ + 1];
+};
+
+struct resubmit_ctx {
+	struct resubmit	*r;
+	size_t		 n;
+};
+
+static int
+sched_collect_run(void *arg, const struct store_run *r)
+{
+	struct resubmit_ctx *c = arg;
+
+	c->r = xreallocarray(c->r, c->n + 1, sizeof(*c->r));
+	c->r[c->n].run = r->id;
+	snprintf(c->r[c->n].sha, sizeof(c->r[c->n].sha), "%s", r->commit);
+	c->n++;
+	return 0;
+}
+
+/* Runs that were queued or in flight at the last stop run again. */
+static void
+sched_resubmit(struct sched *s, struct bisection *b)
+{
+	struct resubmit_ctx c = { NULL, 0 };
+	struct store_run_result cancel = { .state = STORE_RUN_CANCELLED };
+	struct bd_error err;
+	int64_t idx;
+	size_t i;
+
+	store_run_list(sched_store(s), b->id, (1u << STORE_RUN_QUEUED) |
+	    (1u << STORE_RUN_RUNNING), sched_collect_run, &c, &err);
+	for (i = 0; i < c.n; i++) {
+		idx = bisection_commit_index(b, c.r[i].sha);
+		if (idx < 0) {
+			store_run_finish(sched_store(s), c.r[i].run, &cancel,
+			    NULL, 0, &err);
+			continue;
+		}
+		engine_probe_restore(&b->e, (uint32_t)idx);
+		sched_submit(s, b, c.r[i].run, (uint32_t)idx, c.r[i].sha);
+	}
+	free(c.r);
+}
+
+void
+sched_loaded(struct bisection *b, int rc, const struct bd_error *lerr)
+{
+	struct sched *s = b->s;
+	const struct config_benchmark *bench = sched_bench(s, b);
+	const struct config_metric *m;
+	struct engine_params p;
+	struct bd_error err;
+
+	if (s->stopping)
+		return;
+	if (rc < 0) {
+		sched_fail(s, b, lerr->msg);
+		return;
+	}
+	if (bench == NULL || (m = config_metric_find(bench,
+	    b->rec.metric)) == NULL) {
+		sched_fail(s, b, "its benchmark or metric is no longer "
+		    "configured");
+		return;
+	}
+	bisection_engine_params(b, m, bench->min_change, &p);
+	if (engine_init(&b->e, &b->g, &p, &err) < 0) {
+		sched_fail(s, b, err.msg);
+		return;
+	}
+	b->engine_ready = 1;
+	if (bisection_replay(b, sched_store(s), &err) < 0) {
+		sched_fail(s, b, err.msg);
+		return;
+	}
+	b->phase = BISECTION_ACTIVE;
+	if (b->rec.state == STORE_BISECTION_QUEUED) {
+		store_bisection_set_state(sched_store(s), b->id,
+		    STORE_BISECTION_RUNNING, NULL, &err);
+		b->rec.state = STORE_BISECTION_RUNNING;
+	}
+	log_info("bisection %" PRId64 ": %zu candidates, %s", b->id, b->g.n,
+	    b->rec.metric);
+	sched_resubmit(s, b);
+	watch_emit(s->d, "bisection", json_pack("{s:I, s:s, s:I}",
+	    "bisection", (json_int_t)b->id, "state", "running",
+	    "candidates", (json_int_t)b->g.n));
+	sched_kick(s);
+}
+
+/* Asks one engine for up to n probes and submits them. */
+static unsigned
+sched_ask(struct sched *s, struct bisection *b, unsigned n)
+{
+	struct engine_action a;
+	unsigned used = 0;
+	size_t i;
+
+	engine_next(&b->e, n, &a);
+	switch (a.kind) {
+	case ENGINE_SAMPLE:
+		for (i = 0; i < a.nprobes; i++, used++)
+			sched_probe(s, b, a.probes[i]);
+		break;
+	case ENGINE_WAIT:
+		break;
+	default:
+		sched_finish(s, b, &a);
+		break;
+	}
+	return used;
+}
+
+static int
+sched_by_priority(const void *x, const void *y)
+{
+	const struct bisection *a = *(struct bisection *const *)x;
+	const struct bisection *b = *(struct bisection *const *)y;
+
+	if (a->priority != b->priority)
+		return a->priority > b->priority ? -1 : 1;
+	return a->id < b->id ? -1 : a->id > b->id;
+}
+
+/*
+ * Shares the free hosts of one group: higher priority first, equal
+ * priorities in turn (the starting point rotates every round), and what a
+ * bisection does not want goes to the next one.
+ */
+static void
+sched_group(struct sched *s, const char *group)
+{
+	struct bisection *b, **v = NULL;
+	unsigned nfree = sched_free_hosts(s, group), *share, got;
+	size_t n = 0, i, k, start, lo, hi;
+	int progress = 1;
+
+	TAILQ_FOREACH(b, &s->active, entry)
+		if (b->phase == BISECTION_ACTIVE &&
+		    strcmp(b->rec.group, group) == 0) {
+			v = xreallocarray(v, n + 1, sizeof(*v));
+			v[n++] = b;
+		}
+	if (n == 0) {
+		free(v);
+		return;
+	}
+	qsort(v, n, sizeof(*v), sched_by_priority);
+	share = xcalloc(n, sizeof(*share));
+	/* Finished engines are noticed even with no host free. */
+	if (nfree == 0)
+		for (i = 0; i < n; i++)
+			sched_ask(s, v[i], 0);
+	while (nfree > 0 && progress) {
+		progress = 0;
+		for (lo = 0; lo < n && nfree > 0; lo = hi) {
+			size_t nact = 0;
+
+			for (hi = lo; hi < n && v[hi]->priority ==
+			    v[lo]->priority; hi++)
+				if (v[hi]->phase == BISECTION_ACTIVE)
+					nact++;
+			if (nact == 0)
+				continue;
+			memset(share, 0, n * sizeof(*share));
+			start = s->rr++;
+			for (k = 0; nfree > 0; k++) {
+				i = lo + (start + k) % (hi - lo);
+				if (v[i]->phase != BISECTION_ACTIVE)
+					continue;
+				share[i]++;
+				nfree--;
+			}
+			for (i = lo; i < hi; i++) {
+				if (share[i] == 0)
+					continue;
+				got = v[i]->phase == BISECTION_ACTIVE ?
+				    sched_ask(s, v[i], share[i]) : 0;
+				nfree += share[i] - got;
+				if (got > 0)
+					progress = 1;
+			}
+		}
+	}
+	free(share);
+	free(v);
+}
+
+void
+sched_kick_cb(uv_timer_t *t)
+{
+	struct sched *s = t->data;
+	const struct config *cfg = &s->d->cfg;
+	const char **groups = NULL;
+	size_t ng = 0, i;
+
+	for (i = 0; i < cfg->nhosts; i++) {
+		size_t j;
+
+		for (j = 0; j < ng; j++)
+			if (strcmp(groups[j], cfg->hosts[i].group) == 0)
+				break;
+		if (j == ng) {
+			groups = xreallocarray(groups, ng + 1, sizeof(*groups));
+			groups[ng++] = cfg->hosts[i].group;
+		}
+	}
+	for (i = 0; i < ng; i++)
+		sched_group(s, groups[i]);
+	free(groups);
+}
+
+/* Stores a result first; only a stored result reaches the engine. */
+static void
+sched_job_record(void *arg, const struct step_result *r, const char *host)
+{
+	struct bisection_probe *p = arg;
+	struct bisection *b = p->b;
+	struct sched *s = b->s;
+	struct store_run_result res;
+	struct store_metric *m;
+	const struct metrics_value *mv;
+	struct bd_error err;
+	size_t i;
+	int rc;
+
+	memset(&res, 0, sizeof(res));
+	if (store_run_start(sched_store(s), p->run, host, &err) < 0 &&
+	    err.code != -EALREADY)
+		log_debug("run %" PRId64 ": %s", p->run, err.msg);
+	if (r->outcome != STEP_OK) {
+		res.state = STORE_RUN_SKIPPED;
+		if (store_run_finish(sched_store(s), p->run, &res, NULL, 0,
+		    &err) < 0) {
+			log_warnx("run %" PRId64 ": %s", p->run, err.msg);
+			return;
+		}
+		p->recorded = 1;
+		watch_emit(s->d, "skip", json_pack("{s:I, s:I, s:s, s:s, s:s}",
+		    "bisection", (json_int_t)b->id, "run", (json_int_t)p->run,
+		    "commit", p->sha, "host", host, "message", r->err.msg));
+		if (!b->engine_ready || b->phase != BISECTION_ACTIVE)
+			return;
+		if (p->commit == ENGINE_GOOD || p->commit == b->g.n - 1) {
+			char *why;
+
+			xasprintf(&why, "the %s endpoint %s cannot be built or "
+			    "run: %s", p->commit == ENGINE_GOOD ? "good" :
+			    "bad", p->sha, r->err.msg);
+			sched_fail(s, b, why);
+			free(why);
+			return;
+		}
+		if (engine_add_skip(&b->e, p->commit, &err) < 0)
+			log_warnx("bisection %" PRId64 ": %s", b->id, err.msg);
+		return;
+	}
+	m = xcalloc(r->metrics.n ? r->metrics.n : 1, sizeof(*m));
+	for (i = 0; i < r->metrics.n; i++) {
+		m[i].name = r->metrics.v[i].name;
+		m[i].value = r->metrics.v[i].value;
+	}
+	res.state = STORE_RUN_DONE;
+	rc = store_run_finish(sched_store(s), p->run, &res, m, r->metrics.n,
+	    &err);
+	free(m);
+	if (rc < 0) {
+		log_warnx("run %" PRId64 ": %s", p->run, err.msg);
+		return;
+	}
+	p->recorded = 1;
+	b->run_ms_sum += (double)(daemon_now_ms() - p->started_ms);
+	b->run_ms_n++;
+	mv = metrics_find(&r->metrics, b->rec.metric);
+	watch_emit(s->d, "sample", json_pack("{s:I, s:I, s:s, s:s, s:s, s:o}",
+	    "bisection", (json_int_t)b->id, "run", (json_int_t)p->run,
+	    "commit", p->sha, "host", host, "metric", b->rec.metric,
+	    "value", mv ? json_real(mv->value) : json_null()));
+	if (mv == NULL || !b->engine_ready || b->phase != BISECTION_ACTIVE)
+		return;
+	if (engine_add_sample(&b->e, p->commit, mv->value, &err) < 0)
+		log_warnx("bisection %" PRId64 ": %s", b->id, err.msg);
+}
+
+/* Ends a probe: unrecorded runs are infrastructure failures or cancels. */
+static void
+sched_job_done(void *arg, const struct step_result *last, unsigned attempts)
+{
+	struct bisection_probe *p = arg;
+	struct bisection *b = p->b;
+	struct sched *s = b->s;
+	struct store_run_result res;
+	struct bd_error err;
+
+	p->job = NULL;
+	memset(&res, 0, sizeof(res));
+	if (!p->recorded && !s->stopping) {
+		res.state = last->outcome == STEP_CANCELLED ?
+		    STORE_RUN_CANCELLED : STORE_RUN_FAILED_INFRA;
+		if (store_run_finish(sched_store(s), p->run, &res, NULL, 0,
+		    &err) < 0 && err.code != -EALREADY)
+			log_warnx("run %" PRId64 ": %s", p->run, err.msg);
+		if (res.state == STORE_RUN_FAILED_INFRA)
+			log_warnx("bisection %" PRId64 ": run %" PRId64 " at %s "
+			    "failed on the fleet %u times: %s", b->id, p->run,
+			    p->sha, attempts, last->err.msg);
+		if (b->engine_ready && b->phase == BISECTION_ACTIVE)
+			engine_probe_dropped(&b->e, p->commit);
+	}
+	watch_emit(s->d, "probe-finished", json_pack("{s:I, s:I, s:s, s:s}",
+	    "bisection", (json_int_t)b->id, "run", (json_int_t)p->run,
+	    "commit", p->sha, "outcome", step_outcome_name(last->outcome)));
+	sched_probe_free(b, p);
+	if (s->stopping)
+		sched_stop_check(s);
+	else
+		sched_kick(s);
+}
+
+/* Cancels what is still running: a verdict no longer needs it. */
+static void
+sched_cancel_probes(struct bisection *b)
+{
+	struct bisection_probe *p, *tp;
+
+	TAILQ_FOREACH_SAFE(p, &b->probes, entry, tp)
+		if (p->job != NULL)
+			job_cancel(p->job);
+}
+
+static const struct {
+	enum engine_action_kind	 kind;
+	enum store_verdict	 verdict;
+} sched_verdicts[] = {
+	{ ENGINE_DONE, STORE_VERDICT_CULPRIT },
+	{ ENGINE_AMONG, STORE_VERDICT_INCONCLUSIVE },
+	{ ENGINE_INCONCLUSIVE, STORE_VERDICT_INCONCLUSIVE },
+	{ ENGINE_NOT_REPRODUCED, STORE_VERDICT_NOT_REPRODUCED },
+};
+
+/* The verdict is stored before the report goes out. */
+void
+sched_finish(struct sched *s, struct bisection *b,
+    const struct engine_action *a)
+{
+	struct store_verdict_info v;
+	char sha[GIT_OID_HEXSZ + 1];
+	json_t *detail, *cands;
+	struct bd_error err;
+	char *dtext;
+	size_t i;
+
+	memset(&v, 0, sizeof(v));
+	for (i = 0; i < sizeof(sched_verdicts) / sizeof(sched_verdicts[0]); i++)
+		if (sched_verdicts[i].kind == a->kind)
+			v.verdict = sched_verdicts[i].verdict;
+	cands = json_array();
+	for (i = 0; i < a->ncands; i++) {
+		git_oid_tostr(sha, sizeof(sha), &b->g.oids[a->cands[i].commit]);
+		json_array_append_new(cands, json_pack("{s:s, s:f}", "commit",
+		    sha, "probability", a->cands[i].mass));
+	}
+	detail = json_pack("{s:s, s:o, s:I}", "kind", a->kind == ENGINE_AMONG ?
+	    "among-skipped" : store_verdict_name(v.verdict), "candidates",
+	    cands, "set_size", (json_int_t)a->nset);
+	dtext = json_dumps(detail, JSON_COMPACT);
+	json_decref(detail);
+	if (a->kind == ENGINE_DONE) {
+		git_oid_tostr(sha, sizeof(sha), &b->g.oids[a->culprit]);
+		v.culprit = sha;
+	}
+	v.confidence = a->confidence;
+	v.detail = dtext;
+	if (store_bisection_set_state(sched_store(s), b->id,
+	    STORE_BISECTION_DONE, &v, &err) < 0) {
+		log_warnx("bisection %" PRId64 ": %s", b->id, err.msg);
+		free(dtext);
+		return;
+	}
+	b->phase = BISECTION_FINISHED;
+	sched_cancel_probes(b);
+	store_bisection_release(&b->rec);
+	store_bisection_init(&b->rec);
+	store_bisection_get(sched_store(s), b->id, &b->rec, &err);
+	free(dtext);
+	log_info("bisection %" PRId64 " done: %s%s%s (%.4f)", b->id,
+	    store_verdict_name(v.verdict), v.culprit ? " " : "",
+	    v.culprit ? v.culprit : "", v.confidence);
+	watch_emit(s->d, "verdict", json_pack("{s:I, s:s, s:o, s:f}",
+	    "bisection", (json_int_t)b->id, "verdict",
+	    store_verdict_name(v.verdict), "culprit",
+	    b->rec.culprit ? json_string(b->rec.culprit) : json_null(),
+	    "confidence", v.confidence));
+	reporter_run(s->d, b);
+	watch_emit(s->d, "done", json_pack("{s:I, s:s, s:s}", "bisection",
+	    (json_int_t)b->id, "state", "done", "verdict",
+	    store_verdict_name(v.verdict)));
+}

@@ -1,0 +1,187 @@
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "common/xmalloc.h"
+#include "remote/cache.h"
+
+struct cache_mem_entry {
+	char			*group, *benchmark, *commit;
+	uint64_t		 config;
+	char			*host, *artifact;
+	struct cache_mem_entry	*next;
+};
+
+struct cache_mem {
+	struct cache_mem_entry	*head;
+};
+
+static uint64_t
+cache_fnv(uint64_t h, const char *s)
+{
+	if (s == NULL)
+		s = "";
+	for (; *s != '\0'; s++) {
+		h ^= (unsigned char)*s;
+		h *= 0x100000001b3ULL;
+	}
+	h ^= 0xff;		/* separator: ("ab","c") differs from ("a","bc") */
+	return h * 0x100000001b3ULL;
+}
+
+/* What the build step produces depends only on these two templates. */
+uint64_t
+cache_config_hash(const struct config_benchmark *b)
+{
+	uint64_t h = 0xcbf29ce484222325ULL;
+
+	h = cache_fnv(h, b->build);
+	return cache_fnv(h, b->artifact);
+}
+
+void
+cache_key_init(struct cache_key *k, const char *group,
+    const struct config_benchmark *b, const char *commit)
+{
+	k->group = group;
+	k->benchmark = b->name;
+	k->commit = commit;
+	k->config = cache_config_hash(b);
+}
+
+int
+cache_lookup(const struct cache *c, const struct cache_key *k,
+    struct cache_hit *hit)
+{
+	hit->host = hit->artifact = NULL;
+	if (c == NULL || c->ops == NULL)
+		return -ENOENT;
+	return c->ops->lookup(c->arg, k, hit);
+}
+
+int
+cache_store(const struct cache *c, const struct cache_key *k,
+    const char *host, const char *artifact)
+{
+	if (c == NULL || c->ops == NULL)
+		return 0;
+	return c->ops->store(c->arg, k, host, artifact ? artifact : "");
+}
+
+void
+cache_forget(const struct cache *c, const struct cache_key *k)
+{
+	if (c != NULL && c->ops != NULL)
+		c->ops->forget(c->arg, k);
+}
+
+void
+cache_hit_release(struct cache_hit *hit)
+{
+	free(hit->host);
+	free(hit->artifact);
+	hit->host = hit->artifact = NULL;
+}
+
+static struct cache_mem_entry **
+cache_mem_find(struct cache_mem *m, const struct cache_key *k)
+{
+	struct cache_mem_entry **pp;
+
+	for (pp = &m->head; *pp != NULL; pp = &(*pp)->next) {
+		if ((*pp)->config == k->config &&
+		    strcmp((*pp)->group, k->group) == 0 &&
+		    strcmp((*pp)->benchmark, k->benchmark) == 0 &&
+		    strcmp((*pp)->commit, k->commit) == 0)
+			return pp;
+	}
+	return pp;
+}
+
+static int
+cache_mem_lookup(void *arg, const struct cache_key *k, struct cache_hit *hit)
+{
+	struct cache_mem_entry *e = *cache_mem_find(arg, k);
+
+	if (e == NULL)
+		return -ENOENT;
+	hit->host = xstrdup(e->host);
+	hit->artifact = xstrdup(e->artifact);
+	return 0;
+}
+
+static void
+cache_mem_entry_free(struct cache_mem_entry *e)
+{
+	free(e->group);
+	free(e->benchmark);
+	free(e->commit);
+	free(e->host);
+	free(e->artifact);
+	free(e);
+}
+
+static void
+cache_mem_forget(void *arg, const struct cache_key *k)
+{
+	struct cache_mem_entry **pp = cache_mem_find(arg, k), *e = *pp;
+
+	if (e == NULL)
+		return;
+	*pp = e->next;
+	cache_mem_entry_free(e);
+}
+
+/* A newer build of the same key replaces the old one. */
+static int
+cache_mem_store(void *arg, const struct cache_key *k, const char *host,
+    const char *artifact)
+{
+	struct cache_mem *m = arg;
+	struct cache_mem_entry *e;
+
+	cache_mem_forget(m, k);
+	e = xcalloc(1, sizeof(*e));
+	e->group = xstrdup(k->group);
+	e->benchmark = xstrdup(k->benchmark);
+	e->commit = xstrdup(k->commit);
+	e->config = k->config;
+	e->host = xstrdup(host);
+	e->artifact = xstrdup(artifact);
+	e->next = m->head;
+	m->head = e;
+	return 0;
+}
+
+static const struct cache_ops cache_mem_ops = {
+	cache_mem_lookup,
+	cache_mem_store,
+	cache_mem_forget,
+};
+
+struct cache_mem *
+cache_mem_new(void)
+{
+	return xcalloc(1, sizeof(struct cache_mem));
+}
+
+void
+cache_mem_free(struct cache_mem *m)
+{
+	struct cache_mem_entry *e, *next;
+
+	if (m == NULL)
+		return;
+	for (e = m->head; e != NULL; e = next) {
+		next = e->next;
+		cache_mem_entry_free(e);
+	}
+	free(m);
+}
+
+void
+cache_mem_bind(struct cache_mem *m, struct cache *c)
+{
+	c->ops = &cache_mem_ops;
+	c->arg = m;
+}

@@ -1,0 +1,66 @@
+/*
+ * The build cache: a commit built once for a benchmark configuration on one
+ * host group is not built again.
+ *
+ * The key is (group, benchmark, commit, config) where config is a hash of
+ * the benchmark's build and artifact templates, so editing the build
+ * command invalidates old builds.  A hit names the host that holds the
+ * artifact and its path there.  The daemon backs the cache with its store
+ * through struct cache_ops; struct cache_mem is an in-memory one for tests
+ * and for running without a store.  All calls are synchronous and cheap.
+ */
+#ifndef REMOTE_CACHE_H
+#define REMOTE_CACHE_H
+
+#include <stdint.h>
+
+#include "config/config.h"
+
+struct cache_key {
+	const char	*group;
+	const char	*benchmark;
+	const char	*commit;
+	uint64_t	 config;	/* cache_config_hash() */
+};
+
+/* Strings owned by the hit; cache_hit_release() frees them. */
+struct cache_hit {
+	char	*host;
+	char	*artifact;	/* "" when the build names no artifact */
+};
+
+struct cache_ops {
+	/* 0 and hit filled when found, -ENOENT when not. */
+	int	(*lookup)(void *arg, const struct cache_key *k,
+		    struct cache_hit *hit);
+	int	(*store)(void *arg, const struct cache_key *k,
+		    const char *host, const char *artifact);
+	/* The artifact turned out to be gone. */
+	void	(*forget)(void *arg, const struct cache_key *k);
+};
+
+struct cache {
+	const struct cache_ops	*ops;
+	void			*arg;
+};
+
+/* FNV-1a of the templates that decide what a build produces. */
+uint64_t cache_config_hash(const struct config_benchmark *b);
+void	 cache_key_init(struct cache_key *k, const char *group,
+	    const struct config_benchmark *b, const char *commit);
+
+/* These accept a NULL cache (nothing cached, nothing stored). */
+int	 cache_lookup(const struct cache *c, const struct cache_key *k,
+	    struct cache_hit *hit);
+int	 cache_store(const struct cache *c, const struct cache_key *k,
+	    const char *host, const char *artifact);
+void	 cache_forget(const struct cache *c, const struct cache_key *k);
+void	 cache_hit_release(struct cache_hit *hit);
+
+struct cache_mem;
+struct cache_mem *cache_mem_new(void);
+void	 cache_mem_free(struct cache_mem *m);
+/* Points c at m; m must outlive every use of c. */
+void	 cache_mem_bind(struct cache_mem *m, struct cache *c);
+
+#endif

@@ -1,0 +1,375 @@
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "common/xmalloc.h"
+#include "remote/job.h"
+
+struct job {
+	struct job_queue	*q;
+	struct job_spec		 spec;		/* strings below are copies */
+	char			*commit, *run_id, *group, *log_dir;
+	job_done_cb		*cb;
+	void			*arg;
+	unsigned		 attempts;
+	struct pool_host	*exclude[16];
+	size_t			 nexclude;
+	struct pool_host	*test, *build;
+	struct step		*step;
+	int			 cancelled;
+	struct job		*next;		/* in the waiting queue */
+};
+
+struct job_queue {
+	struct pool		*pool;
+	struct job		*head, *tail;
+	size_t			 running;
+	uv_timer_t		 timer;		/* deferred dispatch */
+	pool_avail_cb		*avail;
+	void			*avail_arg;
+};
+
+static void	job_dispatch(struct job_queue *);
+
+static void
+job_free(struct job *j)
+{
+	free(j->commit);
+	free(j->run_id);
+	free(j->group);
+	free(j->log_dir);
+	free(j);
+}
+
+static void
+job_on_dispatch(uv_timer_t *t)
+{
+	struct job_queue *q = t->data;
+
+	job_dispatch(q);
+	if (q->avail != NULL)
+		q->avail(q->avail_arg);
+}
+
+/* Dispatch runs on its own loop turn: releases happen inside callbacks. */
+static void
+job_soon(void *arg)
+{
+	struct job_queue *q = arg;
+
+	uv_timer_start(&q->timer, job_on_dispatch, 0, 0);
+}
+
+struct job_queue *
+job_queue_new(struct pool *p)
+{
+	struct job_queue *q = xcalloc(1, sizeof(*q));
+
+	q->pool = p;
+	uv_timer_init(pool_loop(p), &q->timer);
+	q->timer.data = q;
+	pool_set_avail_cb(p, job_soon, q);
+	return q;
+}
+
+static void
+job_queue_freed(uv_handle_t *h)
+{
+	free(h->data);
+}
+
+void
+job_queue_free(struct job_queue *q)
+{
+	pool_set_avail_cb(q->pool, NULL, NULL);
+	uv_close((uv_handle_t *)&q->timer, job_queue_freed);
+}
+
+void
+job_queue_set_avail_cb(struct job_queue *q, pool_avail_cb *cb, void *arg)
+{
+	q->avail = cb;
+	q->avail_arg = arg;
+}
+
+const char *
+job_host(const struct job *j)
+{
+	return j->test != NULL ? pool_host_config(j->test)->name : NULL;
+}
+
+static void
+job_enqueue(struct job_queue *q, struct job *j, int front)
+{
+	if (front) {
+		j->next = q->head;
+		q->head = j;
+		if (q->tail == NULL)
+			q->tail = j;
+	} else {
+		j->next = NULL;
+		if (q->tail != NULL)
+			q->tail->next = j;
+		else
+			q->head = j;
+		q->tail = j;
+	}
+	job_soon(q);
+}
+
+static void
+job_unqueue(struct job_queue *q, struct job *j)
+{
+	struct job **pp, *prev = NULL;
+
+	for (pp = &q->head; *pp != NULL; prev = *pp, pp = &(*pp)->next) {
+		if (*pp == j) {
+			*pp = j->next;
+			if (q->tail == j)
+				q->tail = prev;
+			j->next = NULL;
+			return;
+		}
+	}
+}
+
+/* Ends a job that never ran (or cannot run again) with a message. */
+static void
+job_end(struct job *j, enum step_outcome o, const char *msg)
+{
+	struct step_result r;
+
+	memset(&r, 0, sizeof(r));
+	r.outcome = o;
+	r.phase = STEP_PHASE_BUILD;
+	r.err.code = o == STEP_OK ? 0 : -EIO;
+	snprintf(r.err.msg, sizeof(r.err.msg), "%s", msg);
+	j->cb(j->arg, &r, j->attempts);
+	job_free(j);
+}
+
+/* The outcome that concerns one host: blame goes only where it is due. */
+static enum step_outcome
+job_host_outcome(const struct step_result *r, struct pool_host *h)
+{
+	if (!step_outcome_retryable(r->outcome))
+		return r->outcome;
+	if (r->host == NULL ||
+	    strcmp(r->host, pool_host_config(h)->name) == 0)
+		return r->outcome;
+	return STEP_CANCELLED;		/* neutral for the other host */
+}
+
+static struct pool_host *
+job_blamed(struct job *j, const struct step_result *r)
+{
+	if (r->host != NULL && j->build != NULL &&
+	    strcmp(r->host, pool_host_config(j->build)->name) == 0)
+		return j->build;
+	if (r->host != NULL) {
+		struct pool_host *h = pool_find(j->q->pool, r->host);
+
+		if (h != NULL)
+			return h;
+	}
+	return j->test;
+}
+
+static void
+job_on_step(void *arg, const struct step_result *r)
+{
+	struct job *j = arg;
+	struct job_queue *q = j->q;
+	struct pool_host *blamed = job_blamed(j, r);
+	const char *host = pool_host_config(j->test)->name;
+
+	j->step = NULL;
+	q->running--;
+	pool_release(q->pool, j->test, job_host_outcome(r, j->test),
+	    r->err.msg);
+	if (j->build != NULL && j->build != j->test)
+		pool_release(q->pool, j->build, job_host_outcome(r, j->build),
+		    r->err.msg);
+	j->test = j->build = NULL;
+	if (step_outcome_retryable(r->outcome) && !j->cancelled &&
+	    j->attempts < j->spec.max_attempts &&
+	    j->nexclude < sizeof(j->exclude) / sizeof(j->exclude[0])) {
+		j->exclude[j->nexclude++] = blamed;
+		job_enqueue(q, j, 1);
+		return;
+	}
+	if (r->outcome == STEP_OK || r->outcome == STEP_FAILED) {
+		if (j->spec.record != NULL)
+			j->spec.record(j->spec.record_arg, r, host);
+	}
+	j->cb(j->arg, r, j->attempts);
+	job_free(j);
+}
+
+/* A cached artifact is only worth relaying from a host that works. */
+static int
+job_usable(const struct job *j, const struct pool_host *h)
+{
+	size_t i;
+
+	for (i = 0; i < j->nexclude; i++) {
+		if (j->exclude[i] == h)
+			return 0;
+	}
+	return pool_host_health(h) == POOL_UP ||
+	    pool_host_health(h) == POOL_DRAINING;
+}
+
+/*
+ * Leases what the job needs: a test host, plus a build host when the
+ * commit is not cached and the test host cannot build.  Returns 0 when
+ * leased, -EBUSY to keep waiting, -ENOENT when the group cannot serve.
+ */
+static int
+job_lease(struct job *j, struct cache_hit *hit, struct pool_host **cached)
+{
+	const struct config_benchmark *b = j->spec.bench;
+	struct pool *p = j->q->pool;
+	struct cache_key k;
+	unsigned roles = CONFIG_ROLE_TEST;
+	int rc, need_build;
+
+	*cached = NULL;
+	hit->host = hit->artifact = NULL;
+	cache_key_init(&k, j->group, b, j->commit);
+	if (b->build != NULL && cache_lookup(j->spec.cache, &k, hit) == 0) {
+		*cached = pool_find(p, hit->host);
+		if (*cached == NULL || !job_usable(j, *cached)) {
+			*cached = NULL;
+			cache_hit_release(hit);
+		}
+	}
+	need_build = *cached == NULL && b->build != NULL;
+	if (need_build && b->artifact == NULL)
+		roles |= CONFIG_ROLE_BUILD;	/* nothing to relay */
+	rc = pool_lease(p, j->group, roles, j->exclude, j->nexclude, &j->test);
+	if (rc != 0)
+		goto fail;
+	j->build = j->test;
+	if (need_build &&
+	    !(pool_host_config(j->test)->roles & CONFIG_ROLE_BUILD)) {
+		rc = pool_lease(p, j->group, CONFIG_ROLE_BUILD, j->exclude,
+		    j->nexclude, &j->build);
+		if (rc != 0) {
+			pool_release(p, j->test, STEP_CANCELLED, NULL);
+			j->test = j->build = NULL;
+			goto fail;
+		}
+	}
+	return 0;
+fail:
+	cache_hit_release(hit);
+	*cached = NULL;
+	return rc;
+}
+
+/* Starts one leased attempt. */
+static void
+job_run(struct job *j, struct cache_hit *hit, struct pool_host *cached)
+{
+	struct step_spec s;
+	struct bd_error err;
+
+	memset(&s, 0, sizeof(s));
+	s.bench = j->spec.bench;
+	s.commit = j->commit;
+	s.run_id = j->run_id;
+	s.group = j->group;
+	s.log_dir = j->log_dir;
+	s.test.cfg = pool_host_config(j->test);
+	s.test.conn = pool_host_conn(j->test);
+	s.build.cfg = pool_host_config(j->build);
+	s.build.conn = pool_host_conn(j->build);
+	if (cached != NULL) {
+		s.cached.cfg = pool_host_config(cached);
+		s.cached.conn = pool_host_conn(cached);
+		s.cached_artifact = hit->artifact;
+	}
+	s.cache = j->spec.cache;
+	s.connect_wait_ms = j->spec.connect_wait_ms;
+	s.kill_grace_ms = j->spec.kill_grace_ms;
+	s.boot_retry_ms = j->spec.boot_retry_ms;
+	j->attempts++;
+	j->q->running++;
+	if (step_start(pool_loop(j->q->pool), &s, job_on_step, j, &j->step,
+	    &err) != 0) {
+		j->q->running--;
+		pool_release(j->q->pool, j->test, STEP_CANCELLED, NULL);
+		if (j->build != j->test)
+			pool_release(j->q->pool, j->build, STEP_CANCELLED,
+			    NULL);
+		job_end(j, STEP_FAILED, err.msg);
+	}
+}
+
+/* FIFO, but a job waiting for a busy group does not hold up the others. */
+static void
+job_dispatch(struct job_queue *q)
+{
+	struct job *j, *next;
+	struct pool_host *cached;
+	struct cache_hit hit;
+	char msg[BD_ERROR_MAX];
+	int rc;
+
+	for (j = q->head; j != NULL; j = next) {
+		next = j->next;
+		rc = job_lease(j, &hit, &cached);
+		if (rc == -EBUSY)
+			continue;
+		job_unqueue(q, j);
+		if (rc != 0) {
+			snprintf(msg, sizeof(msg), "no usable %s host left in "
+			    "group %s after %u attempt(s)",
+			    j->spec.bench->build ? "build/test" : "test",
+			    j->group, j->attempts);
+			job_end(j, STEP_INFRA, msg);
+			continue;
+		}
+		job_run(j, &hit, cached);
+		cache_hit_release(&hit);
+	}
+}
+
+int
+job_submit(struct job_queue *q, const struct job_spec *spec,
+    job_done_cb *cb, void *arg, struct job **out, struct bd_error *err)
+{
+	struct job *j;
+
+	if (spec->bench == NULL || spec->commit == NULL ||
+	    spec->run_id == NULL)
+		return bd_error_set(err, -EINVAL, "job: incomplete spec");
+	j = xcalloc(1, sizeof(*j));
+	j->q = q;
+	j->spec = *spec;
+	if (j->spec.max_attempts == 0)
+		j->spec.max_attempts = JOB_MAX_ATTEMPTS;
+	j->commit = xstrdup(spec->commit);
+	j->run_id = xstrdup(spec->run_id);
+	j->group = xstrdup(spec->group ? spec->group : "default");
+	j->log_dir = spec->log_dir ? xstrdup(spec->log_dir) : NULL;
+	j->cb = cb;
+	j->arg = arg;
+	if (out != NULL)
+		*out = j;
+	job_enqueue(q, j, 0);
+	return 0;
+}
+
+void
+job_cancel(struct job *j)
+{
+	j->cancelled = 1;
+	if (j->step != NULL) {
+		step_cancel(j->step);
+		return;
+	}
+	job_unqueue(j->q, j);
+	job_end(j, STEP_CANCELLED, "cancelled before it ran");
+}

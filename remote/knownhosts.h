@@ -1,0 +1,31 @@
+/*
+ * Host key verification against an OpenSSH known_hosts file.
+ *
+ * A key that does not match the file, or a host the file does not know, is
+ * refused and reported with its SHA256 fingerprint, never accepted silently.
+ * The one exception is a host configured with host_key = accept-new: its
+ * unknown key is appended to the file (a changed key is still refused).
+ */
+#ifndef REMOTE_KNOWNHOSTS_H
+#define REMOTE_KNOWNHOSTS_H
+
+#include <libssh2.h>
+
+#include "common/error.h"
+#include "config/config.h"
+
+/*
+ * Checks the key of the handshaken session s for address:port.  Returns 0
+ * when the key is trusted (*added says it was just recorded), -EPERM for an
+ * unknown or changed key, or -EIO when the file cannot be read or written;
+ * err says which, with the fingerprint.
+ */
+int	knownhosts_check(LIBSSH2_SESSION *s, const char *path,
+	    const char *address, unsigned port,
+	    enum config_host_key_policy policy, int *added,
+	    struct bd_error *err);
+
+/* "SHA256:..." of the session's host key, as ssh-keygen -l prints it. */
+void	knownhosts_fingerprint(LIBSSH2_SESSION *s, char *buf, size_t bufsz);
+
+#endif

@@ -1,0 +1,309 @@
+#include <netinet/in.h>
+#include <netinet/tcp.h>
+
+#include <fcntl.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "common/xmalloc.h"
+#include "remote/knownhosts.h"
+#include "remote/link.h"
+
+#define LINK_HDR	16	/* allocation header; keeps 16-byte alignment */
+#define LINK_HOSTKEY_PREF \
+	"ssh-ed25519,ecdsa-sha2-nistp256,ecdsa-sha2-nistp384," \
+	"ecdsa-sha2-nistp521,ssh-rsa"
+
+/* Keeps the meter in step with the heap after every change. */
+static void
+link_heap(struct link *l, size_t plus, size_t minus)
+{
+	l->heap = l->heap + plus - minus;
+	if (l->meter == NULL)
+		return;
+	l->meter->heap_now = l->heap;
+	if (l->heap > l->meter->heap_peak)
+		l->meter->heap_peak = l->heap;
+}
+
+/* libssh2's heap, counted per link so memory per session is measurable. */
+static LIBSSH2_ALLOC_FUNC(link_alloc)
+{
+	size_t *p = malloc(count + LINK_HDR);
+
+	if (p == NULL)
+		return NULL;
+	p[0] = count;
+	link_heap(*abstract, count, 0);
+	return (char *)p + LINK_HDR;
+}
+
+static LIBSSH2_FREE_FUNC(link_free)
+{
+	size_t *p;
+
+	if (ptr == NULL)
+		return;
+	p = (size_t *)((char *)ptr - LINK_HDR);
+	link_heap(*abstract, 0, p[0]);
+	free(p);
+}
+
+static LIBSSH2_REALLOC_FUNC(link_realloc)
+{
+	size_t *p, old;
+
+	if (ptr == NULL)
+		return link_alloc(count, abstract);
+	p = (size_t *)((char *)ptr - LINK_HDR);
+	old = p[0];
+	if ((p = realloc(p, count + LINK_HDR)) == NULL)
+		return NULL;
+	p[0] = count;
+	link_heap(*abstract, count, old);
+	return (char *)p + LINK_HDR;
+}
+
+/* Every byte from the peer proves it alive; the keepalive reads this. */
+static LIBSSH2_RECV_FUNC(link_recv)
+{
+	struct link *l = *abstract;
+	ssize_t n = recv(socket, buffer, length, flags);
+
+	if (n < 0)
+		return -errno;
+	if (l->meter != NULL) {
+		l->meter->last_rx = uv_now(l->meter->loop);
+		l->meter->rx_bytes += (uint64_t)n;
+	}
+	return n;
+}
+
+int
+link_open(uv_loop_t *loop, const struct sockaddr *sa, socklen_t len,
+    const struct link_params *p, struct link_meter *meter, void *data,
+    struct link **out, struct bd_error *err)
+{
+	struct link *l;
+	int fd, one = 1;
+
+	fd = socket(sa->sa_family, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC,
+	    0);
+	if (fd == -1)
+		return bd_error_set(err, -errno, "%s: socket: %s", p->name,
+		    strerror(errno));
+	setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
+	if (connect(fd, sa, len) == -1 && errno != EINPROGRESS) {
+		int e = errno;
+
+		close(fd);
+		return bd_error_set(err, -e, "%s: cannot connect to %s port "
+		    "%u: %s", p->name, p->address, p->port, strerror(e));
+	}
+	l = xcalloc(1, sizeof(*l));
+	l->fd = fd;
+	l->meter = meter;
+	l->data = data;
+	l->phase = LINK_CONNECTING;
+	uv_poll_init_socket(loop, &l->poll, fd);
+	l->poll.data = l;
+	l->polling = 1;
+	*out = l;
+	return 0;
+}
+
+void
+link_poll(struct link *l, int events, uv_poll_cb cb)
+{
+	if (l->events == events)
+		return;
+	l->events = events;
+	if (events == 0)
+		uv_poll_stop(&l->poll);
+	else
+		uv_poll_start(&l->poll, events, cb);
+}
+
+int
+link_wanted(const struct link *l)
+{
+	int d = libssh2_session_block_directions(l->s), ev = 0;
+
+	if (d & LIBSSH2_SESSION_BLOCK_INBOUND)
+		ev |= UV_READABLE;
+	if (d & LIBSSH2_SESSION_BLOCK_OUTBOUND)
+		ev |= UV_WRITABLE;
+	return ev ? ev : UV_READABLE;
+}
+
+/* Wipes the passphrase as soon as authentication no longer needs it. */
+static void
+link_forget_passphrase(struct link *l)
+{
+	if (l->passphrase == NULL)
+		return;
+	explicit_bzero(l->passphrase, strlen(l->passphrase));
+	free(l->passphrase);
+	l->passphrase = NULL;
+}
+
+/* The passphrase file holds one line; a trailing newline is not part of it. */
+static int
+link_read_passphrase(struct link *l, const struct link_params *p,
+    struct bd_error *err)
+{
+	char buf[1024];
+	ssize_t n;
+	int fd;
+
+	if (p->passphrase_file == NULL)
+		return 0;
+	fd = open(p->passphrase_file, O_RDONLY | O_CLOEXEC);
+	if (fd == -1)
+		return bd_error_set(err, -EPERM, "%s: cannot read passphrase "
+		    "file %s: %s", p->name, p->passphrase_file,
+		    strerror(errno));
+	n = read(fd, buf, sizeof(buf) - 1);
+	close(fd);
+	if (n < 0)
+		return bd_error_set(err, -EPERM, "%s: cannot read %s",
+		    p->name, p->passphrase_file);
+	while (n > 0 && (buf[n - 1] == '\n' || buf[n - 1] == '\r'))
+		n--;
+	buf[n] = '\0';
+	l->passphrase = xstrdup(buf);
+	explicit_bzero(buf, sizeof(buf));
+	return 0;
+}
+
+/* A libssh2 failure during login, with libssh2's own words. */
+static int
+link_login_error(struct link *l, const struct link_params *p, int final,
+    const char *what, struct bd_error *err)
+{
+	char *msg = NULL;
+
+	libssh2_session_last_error(l->s, &msg, NULL, 0);
+	return bd_error_set(err, final ? -EPERM : -ECONNRESET,
+	    "%s: %s %s failed: %s", p->name, p->address, what,
+	    msg != NULL ? msg : "unknown error");
+}
+
+/* The TCP connect finished (or failed) when the socket became writable. */
+static int
+link_connected(struct link *l, const struct link_params *p,
+    struct bd_error *err)
+{
+	socklen_t len = sizeof(int);
+	int soerr = 0;
+
+	if (getsockopt(l->fd, SOL_SOCKET, SO_ERROR, &soerr, &len) == -1)
+		soerr = errno;
+	if (soerr != 0)
+		return bd_error_set(err, -soerr, "%s: cannot connect to %s "
+		    "port %u: %s", p->name, p->address, p->port,
+		    strerror(soerr));
+	l->s = libssh2_session_init_ex(link_alloc, link_free, link_realloc,
+	    l);
+	if (l->s == NULL)
+		return bd_error_set(err, -ENOMEM, "%s: libssh2_session_init "
+		    "failed", p->name);
+	libssh2_session_set_blocking(l->s, 0);
+	libssh2_session_callback_set(l->s, LIBSSH2_CALLBACK_RECV,
+	    (void *)link_recv);
+	libssh2_session_method_pref(l->s, LIBSSH2_METHOD_HOSTKEY,
+	    LINK_HOSTKEY_PREF);
+	l->phase = LINK_HANDSHAKE;
+	return 0;
+}
+
+/* Each phase resumes where libssh2 said EAGAIN. */
+int
+link_login(struct link *l, const struct link_params *p, uv_poll_cb cb,
+    int *final, struct bd_error *err)
+{
+	int rc;
+
+	*final = 0;
+	if (l->phase == LINK_CONNECTING &&
+	    (rc = link_connected(l, p, err)) != 0)
+		return rc;
+	if (l->phase == LINK_HANDSHAKE) {
+		rc = libssh2_session_handshake(l->s, l->fd);
+		if (rc == LIBSSH2_ERROR_EAGAIN)
+			goto again;
+		if (rc != 0)
+			return link_login_error(l, p, 0, "SSH handshake", err);
+		*final = 1;
+		rc = knownhosts_check(l->s, p->known_hosts, p->address,
+		    p->port, p->policy, &l->key_added, err);
+		if (rc == 0)
+			rc = link_read_passphrase(l, p, err);
+		if (rc != 0)
+			return rc;
+		*final = 0;
+		l->phase = LINK_AUTH;
+	}
+	rc = libssh2_userauth_publickey_fromfile_ex(l->s, p->user,
+	    (unsigned)strlen(p->user), NULL, p->identity, l->passphrase);
+	if (rc == LIBSSH2_ERROR_EAGAIN)
+		goto again;
+	link_forget_passphrase(l);
+	if (rc != 0) {
+		*final = rc != LIBSSH2_ERROR_SOCKET_RECV &&
+		    rc != LIBSSH2_ERROR_SOCKET_SEND &&
+		    rc != LIBSSH2_ERROR_SOCKET_DISCONNECT;
+		return link_login_error(l, p, *final, "public key "
+		    "authentication", err);
+	}
+	l->phase = LINK_UP;
+	link_poll(l, 0, cb);
+	return 0;
+again:
+	link_poll(l, link_wanted(l), cb);
+	return LIBSSH2_ERROR_EAGAIN;
+}
+
+const char *
+link_socket_error(const struct link *l)
+{
+	socklen_t len = sizeof(int);
+	int soerr = 0;
+
+	if (getsockopt(l->fd, SOL_SOCKET, SO_ERROR, &soerr, &len) == -1)
+		soerr = errno;
+	return soerr != 0 ? strerror(soerr) : "socket error";
+}
+
+static void
+link_closed(uv_handle_t *h)
+{
+	struct link *l = h->data;
+
+	close(l->fd);
+	free(l);
+}
+
+/*
+ * Shuts the socket down before libssh2 frees the session, so its last
+ * sends fail at once instead of blocking the loop.
+ */
+void
+link_close(struct link *l, int graceful)
+{
+	link_forget_passphrase(l);
+	if (l->s != NULL) {
+		if (graceful && l->phase == LINK_UP)
+			libssh2_session_disconnect(l->s, "bisectd closing");
+		shutdown(l->fd, SHUT_RDWR);
+		libssh2_session_set_blocking(l->s, 1);
+		libssh2_session_free(l->s);
+		l->s = NULL;
+	}
+	if (l->meter != NULL)
+		l->meter->heap_now = 0;
+	l->meter = NULL;
+	uv_poll_stop(&l->poll);
+	uv_close((uv_handle_t *)&l->poll, link_closed);
+}

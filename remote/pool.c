@@ -1,0 +1,323 @@
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "common/xmalloc.h"
+#include "remote/pool.h"
+
+struct pool_host {
+	struct pool		*pool;
+	struct config_host	 cfg;		/* deep copy */
+	struct ssh_conn		*conn;
+	enum pool_health	 health;
+	unsigned		 failures;
+	bool			 leased;
+	bool			 probing;
+	struct ssh_waiter	 waiter;
+	char			 last_error[BD_ERROR_MAX];
+};
+
+struct pool {
+	uv_loop_t		*loop;
+	struct pool_host	*hosts;
+	size_t			 n;
+	uv_timer_t		 health;
+	pool_avail_cb		*avail;
+	void			*avail_arg;
+};
+
+static const char *const pool_health_names[] = {
+	"up", "down", "quarantined", "draining",
+};
+
+const char *
+pool_health_name(enum pool_health h)
+{
+	return (unsigned)h < 4 ? pool_health_names[h] : "?";
+}
+
+static char *
+pool_dup(const char *s)
+{
+	return s != NULL ? xstrdup(s) : NULL;
+}
+
+/* The pool keeps its own copy: a config reload must not pull it away. */
+static void
+pool_copy_host(struct config_host *dst, const struct config_host *src)
+{
+	*dst = *src;
+	dst->name = pool_dup(src->name);
+	dst->address = pool_dup(src->address);
+	dst->user = pool_dup(src->user);
+	dst->identity = pool_dup(src->identity);
+	dst->passphrase_file = pool_dup(src->passphrase_file);
+	dst->known_hosts = pool_dup(src->known_hosts);
+	dst->group = pool_dup(src->group != NULL ? src->group : "default");
+	dst->workdir = pool_dup(src->workdir);
+	dst->power_cycle = pool_dup(src->power_cycle);
+}
+
+static void
+pool_free_host(struct config_host *h)
+{
+	free(h->name);
+	free(h->address);
+	free(h->user);
+	free(h->identity);
+	free(h->passphrase_file);
+	free(h->known_hosts);
+	free(h->group);
+	free(h->workdir);
+	free(h->power_cycle);
+}
+
+static void
+pool_tell(struct pool *p)
+{
+	if (p->avail != NULL)
+		p->avail(p->avail_arg);
+}
+
+static void
+pool_on_probe(void *arg, int rc, const struct bd_error *err)
+{
+	struct pool_host *h = arg;
+
+	h->probing = false;
+	if (rc != 0) {
+		snprintf(h->last_error, sizeof(h->last_error), "%s", err->msg);
+		return;
+	}
+	if (h->health == POOL_DOWN) {
+		h->health = POOL_UP;
+		pool_tell(h->pool);
+	}
+}
+
+/* DOWN hosts are tried again now and then; one answer brings them back. */
+static void
+pool_on_health(uv_timer_t *t)
+{
+	struct pool *p = t->data;
+	size_t i;
+
+	for (i = 0; i < p->n; i++) {
+		struct pool_host *h = &p->hosts[i];
+
+		if (h->health != POOL_DOWN || h->leased || h->probing)
+			continue;
+		h->probing = true;
+		ssh_connect(h->conn, &h->waiter, 0, pool_on_probe, h);
+	}
+}
+
+int
+pool_new(uv_loop_t *loop, const struct config_host *hosts, size_t n,
+    uint64_t health_ms, struct pool **out, struct bd_error *err)
+{
+	struct pool *p = xcalloc(1, sizeof(*p));
+	size_t i;
+	int rc;
+
+	p->loop = loop;
+	p->hosts = xcalloc(n ? n : 1, sizeof(*p->hosts));
+	for (i = 0; i < n; i++) {
+		struct pool_host *h = &p->hosts[i];
+
+		h->pool = p;
+		pool_copy_host(&h->cfg, &hosts[i]);
+		if ((rc = ssh_conn_new(loop, &h->cfg, &h->conn)) != 0) {
+			p->n = i;
+			pool_free_host(&h->cfg);
+			pool_free(p);
+			return bd_error_set(err, rc, "cannot set up host %s",
+			    hosts[i].name);
+		}
+		p->n = i + 1;
+	}
+	uv_timer_init(loop, &p->health);
+	p->health.data = p;
+	health_ms = health_ms ? health_ms : POOL_HEALTH_MS;
+	uv_timer_start(&p->health, pool_on_health, health_ms, health_ms);
+	uv_unref((uv_handle_t *)&p->health);
+	*out = p;
+	return 0;
+}
+
+static void
+pool_freed(uv_handle_t *t)
+{
+	free(t->data);
+}
+
+void
+pool_free(struct pool *p)
+{
+	size_t i;
+
+	for (i = 0; i < p->n; i++) {
+		ssh_waiter_cancel(&p->hosts[i].waiter);
+		ssh_conn_free(p->hosts[i].conn);
+		pool_free_host(&p->hosts[i].cfg);
+	}
+	free(p->hosts);
+	if (p->health.data == NULL) {
+		free(p);		/* pool_new failed before the timer */
+		return;
+	}
+	uv_close((uv_handle_t *)&p->health, pool_freed);
+}
+
+void
+pool_set_avail_cb(struct pool *p, pool_avail_cb *cb, void *arg)
+{
+	p->avail = cb;
+	p->avail_arg = arg;
+}
+
+uv_loop_t *
+pool_loop(const struct pool *p)
+{
+	return p->loop;
+}
+
+struct pool_host *
+pool_find(struct pool *p, const char *name)
+{
+	size_t i;
+
+	for (i = 0; i < p->n; i++) {
+		if (strcmp(p->hosts[i].cfg.name, name) == 0)
+			return &p->hosts[i];
+	}
+	return NULL;
+}
+
+size_t
+pool_count(const struct pool *p)
+{
+	return p->n;
+}
+
+void
+pool_info(const struct pool *p, size_t i, struct pool_host_info *out)
+{
+	const struct pool_host *h = &p->hosts[i];
+
+	out->name = h->cfg.name;
+	out->group = h->cfg.group;
+	out->roles = h->cfg.roles;
+	out->health = h->health;
+	out->infra_failures = h->failures;
+	out->leased = h->leased;
+	out->last_error = h->last_error;
+}
+
+static bool
+pool_excluded(const struct pool_host *h, struct pool_host *const *ex,
+    size_t n)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++) {
+		if (ex[i] == h)
+			return true;
+	}
+	return false;
+}
+
+/* Hosts in configuration order: the first free one wins. */
+int
+pool_lease(struct pool *p, const char *group, unsigned roles,
+    struct pool_host *const *exclude, size_t nexclude,
+    struct pool_host **out)
+{
+	bool could = false;
+	size_t i;
+
+	for (i = 0; i < p->n; i++) {
+		struct pool_host *h = &p->hosts[i];
+
+		if (strcmp(h->cfg.group, group) != 0 ||
+		    (h->cfg.roles & roles) != roles ||
+		    pool_excluded(h, exclude, nexclude))
+			continue;
+		if (h->health == POOL_QUARANTINED ||
+		    h->health == POOL_DRAINING)
+			continue;
+		could = true;
+		if (h->health != POOL_UP || h->leased)
+			continue;
+		h->leased = true;
+		*out = h;
+		return 0;
+	}
+	*out = NULL;
+	return could ? -EBUSY : -ENOENT;
+}
+
+void
+pool_release(struct pool *p, struct pool_host *h, enum step_outcome o,
+    const char *why)
+{
+	h->leased = false;
+	if (o == STEP_INFRA || o == STEP_TIMEOUT) {
+		h->failures++;
+		if (why != NULL)
+			snprintf(h->last_error, sizeof(h->last_error), "%s",
+			    why);
+		if (h->cfg.quarantine_after > 0 &&
+		    h->failures >= h->cfg.quarantine_after) {
+			if (h->health != POOL_DRAINING)
+				h->health = POOL_QUARANTINED;
+		} else if (h->health == POOL_UP && !ssh_is_ready(h->conn))
+			h->health = POOL_DOWN;
+	} else if (o == STEP_OK || o == STEP_FAILED) {
+		h->failures = 0;
+		h->last_error[0] = '\0';
+	}
+	pool_tell(p);
+}
+
+int
+pool_drain(struct pool *p, const char *name)
+{
+	struct pool_host *h = pool_find(p, name);
+
+	if (h == NULL)
+		return -ENOENT;
+	h->health = POOL_DRAINING;
+	return 0;
+}
+
+int
+pool_undrain(struct pool *p, const char *name)
+{
+	struct pool_host *h = pool_find(p, name);
+
+	if (h == NULL)
+		return -ENOENT;
+	h->failures = 0;
+	h->health = POOL_DOWN;	/* the next health probe brings it up */
+	pool_on_health(&p->health);
+	return 0;
+}
+
+struct ssh_conn *
+pool_host_conn(struct pool_host *h)
+{
+	return h->conn;
+}
+
+const struct config_host *
+pool_host_config(const struct pool_host *h)
+{
+	return &h->cfg;
+}
+
+enum pool_health
+pool_host_health(const struct pool_host *h)
+{
+	return h->health;
+}

@@ -1,0 +1,91 @@
+/*
+ * The fleet: one entry per configured host with its SSH connection, its
+ * group and roles, its lease and its health.
+ *
+ * Health: UP hosts can be leased.  An infrastructure failure (connection
+ * refused or lost, boot timeout, hung command) counts against the host;
+ * after quarantine_after of them in a row it is QUARANTINED until an
+ * operator undrains it, otherwise it is DOWN until a health probe connects
+ * again.  A successful step (or a benchmark failure, which proves the host
+ * works) resets the count.  DRAINING hosts finish their lease and take no
+ * new one.  The pool only answers and counts; job.c schedules work on it.
+ */
+#ifndef REMOTE_POOL_H
+#define REMOTE_POOL_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include <uv.h>
+
+#include "common/error.h"
+#include "config/config.h"
+#include "remote/ssh.h"
+#include "remote/step.h"
+
+#define POOL_HEALTH_MS	5000
+
+enum pool_health {
+	POOL_UP = 0,
+	POOL_DOWN,
+	POOL_QUARANTINED,
+	POOL_DRAINING,
+};
+
+struct pool;
+struct pool_host;
+
+struct pool_host_info {
+	const char		*name;
+	const char		*group;
+	unsigned		 roles;		/* enum config_host_role bits */
+	enum pool_health	 health;
+	unsigned		 infra_failures;	/* in a row */
+	bool			 leased;
+	const char		*last_error;	/* "" when none */
+};
+
+/* Told when a host may have become available (released, back up). */
+typedef void pool_avail_cb(void *arg);
+
+/*
+ * Makes a pool of the n hosts (copied).  health_ms is how often DOWN
+ * hosts are probed; 0 means POOL_HEALTH_MS.
+ */
+int	 pool_new(uv_loop_t *loop, const struct config_host *hosts, size_t n,
+	    uint64_t health_ms, struct pool **out, struct bd_error *err);
+/* Closes every connection; run the loop afterwards to let them go. */
+void	 pool_free(struct pool *p);
+void	 pool_set_avail_cb(struct pool *p, pool_avail_cb *cb, void *arg);
+
+uv_loop_t *pool_loop(const struct pool *p);
+struct pool_host *pool_find(struct pool *p, const char *name);
+size_t	 pool_count(const struct pool *p);
+void	 pool_info(const struct pool *p, size_t i, struct pool_host_info *out);
+const char *pool_health_name(enum pool_health h);
+
+/*
+ * Leases a free UP host of group that has every role bit in roles and is
+ * not in exclude.  Returns 0, -EBUSY when such hosts exist but are busy or
+ * down (wait), or -ENOENT when there is none that could ever serve.
+ */
+int	 pool_lease(struct pool *p, const char *group, unsigned roles,
+	    struct pool_host *const *exclude, size_t nexclude,
+	    struct pool_host **out);
+/*
+ * Gives the host back.  outcome is what this host did: INFRA or TIMEOUT
+ * count against it, OK and FAILED clear the count, CANCELLED is neutral.
+ */
+void	 pool_release(struct pool *p, struct pool_host *h,
+	    enum step_outcome outcome, const char *why);
+
+int	 pool_drain(struct pool *p, const char *name);
+/* Also ends a quarantine; the host is probed before use. */
+int	 pool_undrain(struct pool *p, const char *name);
+
+struct ssh_conn *pool_host_conn(struct pool_host *h);
+const struct config_host *pool_host_config(const struct pool_host *h);
+enum pool_health pool_host_health(const struct pool_host *h);
+
+#endif

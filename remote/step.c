@@ -1,0 +1,610 @@
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "common/xmalloc.h"
+#include "remote/boot.h"
+#include "remote/exec.h"
+#include "remote/quote.h"
+#include "remote/relay.h"
+#include "remote/step.h"
+
+struct step {
+	uv_loop_t		*loop;
+	struct step_spec	 spec;		/* strings below are copies */
+	char			*commit, *run_id, *group, *log_dir;
+	char			*cached_artifact;
+	step_done_cb		*cb;
+	void			*arg;
+	enum step_phase		 phase;
+	uv_timer_t		 timer;		/* defers the first phase */
+	struct exec		*ex;
+	struct relay		*rl;
+	struct boot		*bt;
+	int			 cancelled, finished;
+	char			*art_build, *art_test;
+	struct ssh_conn		*src;		/* who holds the artifact */
+	const char		*src_art;
+	const char		*src_name;
+	struct cache_key	 key;
+	char			*tail;		/* run's stdout tail */
+	size_t			 tail_len;
+	bool			 tail_truncated;
+	struct step_result	 res;
+};
+
+static const char *const step_outcome_names[] = {
+	"ok", "failed", "infrastructure", "timeout", "cancelled",
+};
+
+static const char *const step_phase_names[] = {
+	"build", "relay", "install", "reboot", "boot", "run", "collect",
+	"done",
+};
+
+static void	step_next(struct step *);
+
+const char *
+step_outcome_name(enum step_outcome o)
+{
+	return (unsigned)o < sizeof(step_outcome_names) /
+	    sizeof(step_outcome_names[0]) ? step_outcome_names[o] : "?";
+}
+
+const char *
+step_phase_name(enum step_phase p)
+{
+	return (unsigned)p < sizeof(step_phase_names) /
+	    sizeof(step_phase_names[0]) ? step_phase_names[p] : "?";
+}
+
+bool
+step_outcome_retryable(enum step_outcome o)
+{
+	return o == STEP_INFRA || o == STEP_TIMEOUT;
+}
+
+static void
+step_freed(uv_handle_t *h)
+{
+	struct step *s = h->data;
+
+	free(s->commit);
+	free(s->run_id);
+	free(s->group);
+	free(s->log_dir);
+	free(s->cached_artifact);
+	free(s->art_build);
+	free(s->art_test);
+	free(s->tail);
+	metrics_release(&s->res.metrics);
+	free(s);
+}
+
+/* The single exit: report, then free once the timer handle is closed. */
+static void
+step_finish(struct step *s, enum step_outcome o, const char *host,
+    const char *fmt, ...) __attribute__((format(printf, 4, 5)));
+
+static void
+step_finish(struct step *s, enum step_outcome o, const char *host,
+    const char *fmt, ...)
+{
+	va_list ap;
+
+	if (s->finished)
+		return;
+	s->finished = 1;
+	s->res.outcome = s->cancelled && o != STEP_OK ? STEP_CANCELLED : o;
+	s->res.phase = s->phase;
+	s->res.host = host;
+	if (fmt != NULL) {
+		s->res.err.code = o == STEP_OK ? 0 : -EIO;
+		va_start(ap, fmt);
+		vsnprintf(s->res.err.msg, sizeof(s->res.err.msg), fmt, ap);
+		va_end(ap);
+	}
+	s->cb(s->arg, &s->res);
+	uv_close((uv_handle_t *)&s->timer, step_freed);
+}
+
+/* Per-phase log file, or NULL when the caller keeps no logs. */
+static char *
+step_log(struct step *s)
+{
+	char *p;
+
+	if (s->log_dir == NULL)
+		return NULL;
+	xasprintf(&p, "%s/%s-%s.log", s->log_dir, s->run_id,
+	    step_phase_name(s->phase));
+	return p;
+}
+
+/* Expands tmpl for host h; a template error is the configuration's. */
+static char *
+step_expand(struct step *s, const char *tmpl, const struct step_host *h,
+    const char *artifact, enum quote_mode mode)
+{
+	struct quote_vars v;
+	struct bd_error err;
+	char *out;
+
+	memset(&v, 0, sizeof(v));
+	v.commit = s->commit;
+	v.workdir = h->cfg->workdir;
+	v.host = h->cfg->name;
+	v.run_id = s->run_id;
+	v.artifact = artifact;
+	if (quote_expand(tmpl, &v, mode, &out, &err) != 0) {
+		step_finish(s, STEP_FAILED, NULL, "%s: %s",
+		    step_phase_name(s->phase), err.msg);
+		return NULL;
+	}
+	return out;
+}
+
+/*
+ * Maps how a command ended to the step's outcome.  Returns 0 when it
+ * succeeded and the next phase may run; otherwise the step is finished.
+ */
+static int
+step_judge(struct step *s, const struct step_host *h,
+    const struct exec_result *r)
+{
+	const char *what = step_phase_name(s->phase);
+	char how[BD_ERROR_MAX];
+
+	exec_describe(r, how, sizeof(how));
+	switch (r->status) {
+	case EXEC_EXITED:
+		if (r->exit_code == 0)
+			return 0;
+		/* FALLTHROUGH */
+	case EXEC_SIGNALED:
+		step_finish(s, STEP_FAILED, NULL, "%s on %s %s", what,
+		    h->cfg->name, how);
+		break;
+	case EXEC_TIMEOUT:
+		step_finish(s, STEP_TIMEOUT, h->cfg->name, "%s on %s %s", what,
+		    h->cfg->name, how);
+		break;
+	case EXEC_CANCELLED:
+		step_finish(s, STEP_CANCELLED, NULL, "%s cancelled", what);
+		break;
+	case EXEC_LOST:
+		step_finish(s, STEP_INFRA, h->cfg->name, "%s: %s", what, how);
+		break;
+	case EXEC_ERROR:
+		step_finish(s, STEP_INFRA, NULL, "%s: %s", what, how);
+		break;
+	}
+	return -1;
+}
+
+/* Starts cmd on h in its workdir; done continues the pipeline. */
+static void
+step_exec(struct step *s, const struct step_host *h, char *cmd,
+    uint64_t timeout_ms, size_t tail, exec_done_cb *done)
+{
+	struct exec_opts o;
+	struct bd_error err;
+	char *log = step_log(s);
+
+	memset(&o, 0, sizeof(o));
+	o.command = cmd;
+	o.cwd = h->cfg->workdir;
+	o.log_path = log;
+	o.timeout_ms = timeout_ms ? timeout_ms : STEP_DEFAULT_TIMEOUT_MS;
+	o.kill_grace_ms = s->spec.kill_grace_ms;
+	o.connect_wait_ms = s->spec.connect_wait_ms;
+	o.tail_max = tail;
+	if (exec_start(h->conn, &o, done, s, &s->ex, &err) != 0)
+		step_finish(s, STEP_INFRA, NULL, "%s: %s",
+		    step_phase_name(s->phase), err.msg);
+	free(log);
+	free(cmd);
+}
+
+static void
+step_on_build(void *arg, const struct exec_result *r)
+{
+	struct step *s = arg;
+
+	s->ex = NULL;
+	if (step_judge(s, &s->spec.build, r) != 0)
+		return;
+	cache_store(s->spec.cache, &s->key, s->spec.build.cfg->name,
+	    s->art_build);
+	s->res.built = true;
+	s->phase = STEP_PHASE_RELAY;
+	step_next(s);
+}
+
+static void
+step_on_relay(void *arg, const struct relay_result *r)
+{
+	struct step *s = arg;
+	const char *host;
+
+	s->rl = NULL;
+	if (r->rc == 0) {
+		s->phase = STEP_PHASE_INSTALL;
+		step_next(s);
+		return;
+	}
+	if (r->rc == -ECANCELED) {
+		step_finish(s, STEP_CANCELLED, NULL, "relay cancelled");
+		return;
+	}
+	host = r->failed == RELAY_SRC ? s->src_name : s->spec.test.cfg->name;
+	/* A vanished artifact is rebuilt by the retry. */
+	if (r->failed == RELAY_SRC && r->rc == -ENOENT)
+		cache_forget(s->spec.cache, &s->key);
+	step_finish(s, STEP_INFRA, host, "relay: %s", r->err.msg);
+}
+
+static void
+step_on_install(void *arg, const struct exec_result *r)
+{
+	struct step *s = arg;
+
+	s->ex = NULL;
+	if (step_judge(s, &s->spec.test, r) != 0)
+		return;
+	s->phase = STEP_PHASE_REBOOT;
+	step_next(s);
+}
+
+/* The host may drop us while rebooting: only a cancel stops the step. */
+static void
+step_on_reboot(void *arg, const struct exec_result *r)
+{
+	struct step *s = arg;
+
+	s->ex = NULL;
+	if (r->status == EXEC_CANCELLED || s->cancelled) {
+		step_finish(s, STEP_CANCELLED, NULL, "reboot cancelled");
+		return;
+	}
+	ssh_disconnect(s->spec.test.conn, "host is rebooting");
+	s->phase = STEP_PHASE_BOOT;
+	step_next(s);
+}
+
+static void
+step_on_boot(void *arg, const struct boot_result *r)
+{
+	struct step *s = arg;
+
+	s->bt = NULL;
+	s->res.power_cycled = r->power_cycled;
+	if (r->rc == -ECANCELED)
+		step_finish(s, STEP_CANCELLED, NULL, "boot wait cancelled");
+	else if (r->rc != 0)
+		step_finish(s, STEP_INFRA, s->spec.test.cfg->name, "%s",
+		    r->err.msg);
+	else {
+		s->phase = STEP_PHASE_RUN;
+		step_next(s);
+	}
+}
+
+/* Parses metrics from text; a bad result fails the sample, not the host. */
+static void
+step_collect(struct step *s, const char *text, size_t len, bool whole,
+    bool truncated)
+{
+	struct bd_error err;
+	int rc;
+
+	if (whole)
+		rc = metrics_parse(text, len, s->spec.bench, &s->res.metrics,
+		    &err);
+	else
+		rc = metrics_parse_last_line(text, len, truncated,
+		    s->spec.bench, &s->res.metrics, &err);
+	if (rc != 0) {
+		step_finish(s, STEP_FAILED, NULL, "collect: %s", err.msg);
+		return;
+	}
+	s->phase = STEP_PHASE_DONE;
+	step_finish(s, STEP_OK, NULL, NULL);
+}
+
+static void
+step_on_run(void *arg, const struct exec_result *r)
+{
+	struct step *s = arg;
+
+	s->ex = NULL;
+	if (step_judge(s, &s->spec.test, r) != 0)
+		return;
+	s->tail = xmalloc(r->tail_len + 1);
+	memcpy(s->tail, r->tail ? r->tail : "", r->tail_len);
+	s->tail[r->tail_len] = '\0';
+	s->tail_len = r->tail_len;
+	s->tail_truncated = r->tail_truncated;
+	s->phase = STEP_PHASE_COLLECT;
+	step_next(s);
+}
+
+static void
+step_on_collect_cmd(void *arg, const struct exec_result *r)
+{
+	struct step *s = arg;
+
+	s->ex = NULL;
+	if (step_judge(s, &s->spec.test, r) != 0)
+		return;
+	step_collect(s, r->tail ? r->tail : "", r->tail_len, false,
+	    r->tail_truncated);
+}
+
+static void
+step_on_result_file(void *arg, const struct relay_result *r)
+{
+	struct step *s = arg;
+
+	s->rl = NULL;
+	if (r->rc == -ECANCELED)
+		step_finish(s, STEP_CANCELLED, NULL, "collect cancelled");
+	else if (r->rc != 0 && r->infra)
+		step_finish(s, STEP_INFRA, s->spec.test.cfg->name,
+		    "collect: %s", r->err.msg);
+	else if (r->rc != 0)
+		step_finish(s, STEP_FAILED, NULL, "collect: %s", r->err.msg);
+	else
+		step_collect(s, r->data, r->len, true, false);
+}
+
+/* Build on the build host unless the cache already names an artifact. */
+static void
+step_build(struct step *s)
+{
+	const struct config_benchmark *b = s->spec.bench;
+	char *cmd;
+
+	if (s->spec.cached.conn != NULL) {
+		s->src = s->spec.cached.conn;
+		s->src_name = s->spec.cached.cfg->name;
+		s->src_art = s->cached_artifact;
+		s->phase = STEP_PHASE_RELAY;
+		step_next(s);
+		return;
+	}
+	s->src = s->spec.build.conn;
+	s->src_name = s->spec.build.cfg->name;
+	s->src_art = s->art_build;
+	if (b->build == NULL) {
+		s->phase = STEP_PHASE_RELAY;
+		step_next(s);
+		return;
+	}
+	if ((cmd = step_expand(s, b->build, &s->spec.build, s->art_build,
+	    QUOTE_SHELL)) != NULL)
+		step_exec(s, &s->spec.build, cmd, b->build_timeout_ms, 0,
+		    step_on_build);
+}
+
+static void
+step_relay(struct step *s)
+{
+	struct bd_error err;
+
+	if (s->spec.bench->artifact == NULL || s->src == s->spec.test.conn ||
+	    s->src_art == NULL || s->art_test == NULL) {
+		s->phase = STEP_PHASE_INSTALL;
+		step_next(s);
+		return;
+	}
+	if (relay_copy(s->src, s->src_art, s->spec.test.conn, s->art_test,
+	    s->spec.connect_wait_ms, step_on_relay, s, &s->rl, &err) != 0)
+		step_finish(s, STEP_INFRA, NULL, "relay: %s", err.msg);
+}
+
+/* Runs the template of the current phase on the test host, if it has one. */
+static int
+step_test_cmd(struct step *s, const char *tmpl, uint64_t timeout_ms,
+    size_t tail, exec_done_cb *done)
+{
+	char *cmd;
+
+	if (tmpl == NULL)
+		return 0;
+	if ((cmd = step_expand(s, tmpl, &s->spec.test, s->art_test,
+	    QUOTE_SHELL)) != NULL)
+		step_exec(s, &s->spec.test, cmd, timeout_ms, tail, done);
+	return 1;
+}
+
+static void
+step_boot(struct step *s)
+{
+	const struct config_benchmark *b = s->spec.bench;
+	struct boot_opts o;
+	struct bd_error err;
+	char *check = NULL, *expect = NULL, *power = NULL, *log;
+
+	if (b->reboot == NULL && b->boot_check == NULL) {
+		s->phase = STEP_PHASE_RUN;
+		step_next(s);
+		return;
+	}
+	if ((b->boot_check != NULL && (check = step_expand(s, b->boot_check,
+	    &s->spec.test, s->art_test, QUOTE_SHELL)) == NULL) ||
+	    (b->expect_kernel != NULL && (expect = step_expand(s,
+	    b->expect_kernel, &s->spec.test, s->art_test, QUOTE_RAW)) == NULL) ||
+	    (s->spec.test.cfg->power_cycle != NULL && (power = step_expand(s,
+	    s->spec.test.cfg->power_cycle, &s->spec.test, s->art_test,
+	    QUOTE_SHELL)) == NULL))
+		goto out;
+	log = step_log(s);
+	memset(&o, 0, sizeof(o));
+	o.check = check;
+	o.expect = expect;
+	o.cwd = s->spec.test.cfg->workdir;
+	o.timeout_ms = b->boot_timeout_ms ? b->boot_timeout_ms :
+	    STEP_DEFAULT_TIMEOUT_MS;
+	o.power_cycle = power;
+	o.log_path = log;
+	o.retry_ms = s->spec.boot_retry_ms;
+	if (boot_wait(s->spec.test.conn, &o, step_on_boot, s, &s->bt,
+	    &err) != 0)
+		step_finish(s, STEP_INFRA, NULL, "boot: %s", err.msg);
+	free(log);
+out:
+	free(check);
+	free(expect);
+	free(power);
+}
+
+static void
+step_collect_start(struct step *s)
+{
+	const struct config_benchmark *b = s->spec.bench;
+	struct bd_error err;
+	char *path;
+
+	if (b->result_file != NULL) {
+		if ((path = step_expand(s, b->result_file, &s->spec.test,
+		    s->art_test, QUOTE_RAW)) == NULL)
+			return;
+		if (relay_fetch(s->spec.test.conn, path, STEP_RESULT_MAX,
+		    s->spec.connect_wait_ms, step_on_result_file, s, &s->rl,
+		    &err) != 0)
+			step_finish(s, STEP_FAILED, NULL, "collect: %s",
+			    err.msg);
+		free(path);
+		return;
+	}
+	if (step_test_cmd(s, b->collect, b->run_timeout_ms, STEP_TAIL_MAX,
+	    step_on_collect_cmd))
+		return;
+	step_collect(s, s->tail, s->tail_len, false, s->tail_truncated);
+}
+
+/* Starts the current phase; phases without a template fall through. */
+static void
+step_next(struct step *s)
+{
+	const struct config_benchmark *b = s->spec.bench;
+
+	if (s->finished)
+		return;
+	if (s->cancelled) {
+		step_finish(s, STEP_CANCELLED, NULL, "cancelled");
+		return;
+	}
+	switch (s->phase) {
+	case STEP_PHASE_BUILD:
+		step_build(s);
+		return;
+	case STEP_PHASE_RELAY:
+		step_relay(s);
+		return;
+	case STEP_PHASE_INSTALL:
+		if (step_test_cmd(s, b->install, b->install_timeout_ms, 0,
+		    step_on_install))
+			return;
+		s->phase = STEP_PHASE_REBOOT;
+		/* FALLTHROUGH */
+	case STEP_PHASE_REBOOT:
+		if (step_test_cmd(s, b->reboot, b->install_timeout_ms, 0,
+		    step_on_reboot))
+			return;
+		s->phase = STEP_PHASE_BOOT;
+		/* FALLTHROUGH */
+	case STEP_PHASE_BOOT:
+		step_boot(s);
+		return;
+	case STEP_PHASE_RUN:
+		step_test_cmd(s, b->run, b->run_timeout_ms, STEP_TAIL_MAX,
+		    step_on_run);
+		return;
+	case STEP_PHASE_COLLECT:
+		step_collect_start(s);
+		return;
+	case STEP_PHASE_DONE:
+		step_finish(s, STEP_OK, NULL, NULL);
+		return;
+	}
+}
+
+static void
+step_on_start(uv_timer_t *t)
+{
+	step_next(t->data);
+}
+
+/* The artifact path on a host: the artifact template, expanded raw. */
+static int
+step_artifact(struct step *s, const struct step_host *h, char **out,
+    struct bd_error *err)
+{
+	struct quote_vars v;
+
+	*out = NULL;
+	if (s->spec.bench->artifact == NULL || h->cfg == NULL)
+		return 0;
+	memset(&v, 0, sizeof(v));
+	v.commit = s->commit;
+	v.workdir = h->cfg->workdir;
+	v.host = h->cfg->name;
+	v.run_id = s->run_id;
+	return quote_expand(s->spec.bench->artifact, &v, QUOTE_RAW, out, err);
+}
+
+int
+step_start(uv_loop_t *loop, const struct step_spec *spec, step_done_cb *cb,
+    void *arg, struct step **out, struct bd_error *err)
+{
+	struct step *s;
+
+	if (spec->bench == NULL || spec->bench->run == NULL ||
+	    spec->commit == NULL || spec->run_id == NULL ||
+	    spec->test.conn == NULL || spec->test.cfg == NULL ||
+	    (spec->cached.conn == NULL && spec->build.conn == NULL))
+		return bd_error_set(err, -EINVAL, "step: incomplete spec");
+	s = xcalloc(1, sizeof(*s));
+	s->loop = loop;
+	s->spec = *spec;
+	s->commit = xstrdup(spec->commit);
+	s->run_id = xstrdup(spec->run_id);
+	s->group = xstrdup(spec->group ? spec->group : "default");
+	s->log_dir = spec->log_dir ? xstrdup(spec->log_dir) : NULL;
+	s->cached_artifact = spec->cached_artifact ?
+	    xstrdup(spec->cached_artifact) : NULL;
+	s->cb = cb;
+	s->arg = arg;
+	metrics_init(&s->res.metrics);
+	cache_key_init(&s->key, s->group, spec->bench, s->commit);
+	if (step_artifact(s, &spec->test, &s->art_test, err) != 0 ||
+	    step_artifact(s, &spec->build, &s->art_build, err) != 0) {
+		s->timer.data = s;
+		step_freed((uv_handle_t *)&s->timer);
+		return err != NULL ? err->code : -EINVAL;
+	}
+	uv_timer_init(loop, &s->timer);
+	s->timer.data = s;
+	uv_timer_start(&s->timer, step_on_start, 0, 0);
+	if (out != NULL)
+		*out = s;
+	return 0;
+}
+
+void
+step_cancel(struct step *s)
+{
+	if (s->finished || s->cancelled)
+		return;
+	s->cancelled = 1;
+	if (s->ex != NULL)
+		exec_cancel(s->ex);
+	else if (s->rl != NULL)
+		relay_cancel(s->rl);
+	else if (s->bt != NULL)
+		boot_cancel(s->bt);
+	/* Otherwise the next phase sees the flag. */
+}

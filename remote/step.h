@@ -1,0 +1,105 @@
+/*
+ * The steps of one sample: build, relay, install, reboot, boot, run and
+ * collect, for one (benchmark, commit) on leased hosts.
+ *
+ * Commands come from the benchmark's templates with {commit}, {short},
+ * {workdir}, {host}, {run_id} and {artifact} substituted as single-quoted
+ * shell words.  Each phase logs to LOG_DIR/RUN_ID-PHASE.log.
+ *
+ * The outcome is typed so the caller can tell the commit's fault from the
+ * fleet's: STEP_FAILED (the build, install or benchmark failed, or its
+ * result is not valid: the commit is skipped) is recorded, while
+ * STEP_INFRA (connection lost or refused, boot timeout, relay failure) and
+ * STEP_TIMEOUT (a command ran past its timeout) are retried on another host
+ * and never recorded as benchmark results.
+ */
+#ifndef REMOTE_STEP_H
+#define REMOTE_STEP_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include <uv.h>
+
+#include "common/error.h"
+#include "config/config.h"
+#include "remote/cache.h"
+#include "remote/metrics.h"
+#include "remote/ssh.h"
+
+#define STEP_TAIL_MAX		65536	/* stdout kept for the result line */
+#define STEP_RESULT_MAX		(1024 * 1024)
+#define STEP_DEFAULT_TIMEOUT_MS	(60ULL * 60 * 1000)
+
+enum step_outcome {
+	STEP_OK = 0,
+	STEP_FAILED,		/* the commit's fault: record, skip */
+	STEP_INFRA,		/* the fleet's fault: retry elsewhere */
+	STEP_TIMEOUT,		/* a command hung: retry elsewhere */
+	STEP_CANCELLED,
+};
+
+enum step_phase {
+	STEP_PHASE_BUILD = 0,
+	STEP_PHASE_RELAY,
+	STEP_PHASE_INSTALL,
+	STEP_PHASE_REBOOT,
+	STEP_PHASE_BOOT,
+	STEP_PHASE_RUN,
+	STEP_PHASE_COLLECT,
+	STEP_PHASE_DONE,
+};
+
+struct step_host {
+	const struct config_host *cfg;
+	struct ssh_conn		 *conn;
+};
+
+/* The strings are copied; bench, the host configs and conns must outlive
+ * the step. */
+struct step_spec {
+	const struct config_benchmark *bench;
+	const char		*commit;
+	const char		*run_id;
+	const char		*group;
+	const char		*log_dir;	/* NULL: no logs */
+	struct step_host	 test;
+	struct step_host	 build;		/* unused on a cache hit */
+	struct step_host	 cached;	/* conn NULL: no cache hit */
+	const char		*cached_artifact;
+	const struct cache	*cache;		/* builds recorded here; NULL ok */
+	uint64_t		 connect_wait_ms;
+	uint64_t		 kill_grace_ms;	/* 0: the exec default */
+	uint64_t		 boot_retry_ms;	/* 0: the boot default */
+};
+
+/* Valid only during the callback. */
+struct step_result {
+	enum step_outcome	 outcome;
+	enum step_phase		 phase;		/* where it ended */
+	const char		*host;		/* blamed for INFRA/TIMEOUT */
+	struct bd_error		 err;
+	struct metrics		 metrics;	/* STEP_OK only */
+	bool			 built;		/* false: the cache had it */
+	bool			 power_cycled;
+};
+
+struct step;
+typedef void step_done_cb(void *arg, const struct step_result *r);
+
+const char *step_outcome_name(enum step_outcome o);
+const char *step_phase_name(enum step_phase p);
+/* INFRA and TIMEOUT: another host may succeed. */
+bool	 step_outcome_retryable(enum step_outcome o);
+
+/*
+ * Starts the steps; cb is called exactly once, never from inside
+ * step_start.  Returns 0 or negative errno with err set.
+ */
+int	 step_start(uv_loop_t *loop, const struct step_spec *spec,
+	    step_done_cb *cb, void *arg, struct step **out,
+	    struct bd_error *err);
+/* Kills whatever runs remotely; cb follows with STEP_CANCELLED. */
+void	 step_cancel(struct step *s);
+
+#endif

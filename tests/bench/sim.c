@@ -1,0 +1,478 @@
+/*
+ * make bench-sim: the engine against planted culprits, beside the 0-day,
+ * Pinpoint and naive baselines on the same cases and seeds.
+ *
+ * With no case option it prints the standard table; with any of --dag,
+ * --n, --noise, --d, --pg, --pb, --skip, --null it runs that one row.
+ * Every row prints the command line that reruns it.
+ */
+#include <getopt.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "bisect/engine.h"
+#include "bisect/stats.h"
+#include "common/xmalloc.h"
+#include "tests/bench/sim.h"
+
+enum { ST_ENGINE, ST_ZERODAY, ST_PINPOINT, ST_NAIVE, ST_N };
+
+static const char *st_names[ST_N] = { "engine", "0-day", "pinpoint", "naive" };
+
+struct opts {
+	struct engine_params ep;
+	unsigned	 zd_runs;
+	unsigned	 pp_attempts, pp_cap;
+	int		 strategies[ST_N];
+	int		 host_runs;	/* also run the engine with 4 and 8 hosts */
+	unsigned	 trials;	/* per row of the standard table */
+	int		 verbose;
+};
+
+struct agg {
+	unsigned	 trials, exact, set, named, notrep, incon, failed;
+	unsigned	 exact8;
+	double		 samples, bisect, builds, endpoint;
+	double		 rounds[3];
+	unsigned	*slist;
+};
+
+/* Feeds one world's answers to the engine, k probes per round. */
+static void
+run_engine(struct sim_world *w, const struct engine_params *ep, unsigned k,
+    struct sim_result *r)
+{
+	struct engine_params p = *ep;
+	struct engine e;
+	struct engine_action a;
+	struct bd_error err;
+	uint32_t *probes = xcalloc(k, sizeof(uint32_t)), c, bad = w->g.n - 1;
+	uint8_t *built = xcalloc(w->g.n, 1);
+	unsigned rounds = 0, good_built = 0;
+	size_t i, np;
+
+	memset(r, 0, sizeof(*r));
+	p.metric = strcmp(w->cs->noise, "passfail") == 0 ? ENGINE_PASSFAIL :
+	    ENGINE_NUMERIC;
+	if (engine_init(&e, &w->g, &p, &err) != 0) {
+		fprintf(stderr, "sim: engine_init: %s\n", err.msg);
+		exit(1);
+	}
+	for (;;) {
+		engine_next(&e, k, &a);
+		if (a.kind != ENGINE_SAMPLE || rounds > 100000)
+			break;
+		rounds++;
+		np = a.nprobes;
+		memcpy(probes, a.probes, np * sizeof(uint32_t));
+		for (i = 0; i < np; i++) {
+			c = probes[i];
+			if (c == ENGINE_GOOD) {
+				r->builds += !good_built;
+				good_built = 1;
+				r->samples++;
+				r->endpoint_samples++;
+				engine_add_sample(&e, c,
+				    sim_world_sample(w, SIM_NONE), NULL);
+				continue;
+			}
+			r->builds += !built[c];
+			built[c] = 1;
+			if (w->unbuildable[c]) {
+				engine_add_skip(&e, c, NULL);
+				continue;
+			}
+			r->samples++;
+			r->endpoint_samples += c == bad;
+			engine_add_sample(&e, c, sim_world_sample(w, c), NULL);
+		}
+	}
+	r->rounds[0] = rounds;
+	switch (a.kind) {
+	case ENGINE_DONE:
+		r->verdict = SIM_DONE;
+		r->culprit = a.culprit;
+		break;
+	case ENGINE_AMONG:
+		r->verdict = SIM_AMONG;
+		r->set_size = a.nset;
+		for (i = 0; i < a.ncands; i++)
+			r->set_has |= a.cands[i].commit == w->culprit;
+		break;
+	case ENGINE_INCONCLUSIVE:
+		r->verdict = SIM_INCONCLUSIVE;
+		break;
+	case ENGINE_NOT_REPRODUCED:
+		r->verdict = SIM_NOT_REPRODUCED;
+		break;
+	default:
+		r->verdict = SIM_FAILED;
+	}
+	engine_release(&e);
+	free(probes);
+	free(built);
+}
+
+static void
+agg_add(struct agg *g, const struct sim_world *w, const struct sim_result *r)
+{
+	int exact = r->verdict == SIM_DONE && r->culprit == w->culprit;
+
+	g->slist = xreallocarray(g->slist, g->trials + 1, sizeof(unsigned));
+	g->slist[g->trials++] = r->samples;
+	g->exact += exact;
+	g->set += exact || (r->verdict == SIM_AMONG && r->set_has &&
+	    r->set_size <= 8);
+	g->named += r->verdict == SIM_DONE || r->verdict == SIM_AMONG;
+	g->notrep += r->verdict == SIM_NOT_REPRODUCED;
+	g->incon += r->verdict == SIM_INCONCLUSIVE;
+	g->failed += r->verdict == SIM_FAILED;
+	g->samples += r->samples;
+	g->endpoint += r->endpoint_samples;
+	g->bisect += r->samples - r->endpoint_samples;
+	g->builds += r->builds;
+	g->rounds[0] += r->rounds[0];
+}
+
+static int
+cmp_uns(const void *a, const void *b)
+{
+	unsigned x = *(const unsigned *)a, y = *(const unsigned *)b;
+
+	return (x > y) - (x < y);
+}
+
+static double
+lower_bound(const struct sim_case *cs)
+{
+	struct stats_gh gh;
+	double c;
+
+	if (cs->null)
+		return NAN;
+	if (strcmp(cs->noise, "passfail") == 0)
+		c = stats_capacity_binary(cs->pg, cs->pb);
+	else {
+		stats_gh_init(&gh);
+		c = stats_capacity(&gh, cs->d);
+	}
+	return log2((double)cs->n) / c;
+}
+
+static void
+print_case_header(const struct sim_case *cs, const struct opts *o)
+{
+	printf("\n== dag=%s n=%zu noise=%s", cs->dag, cs->n, cs->noise);
+	if (strcmp(cs->noise, "passfail") == 0)
+		printf(" pg=%g pb=%g", cs->pg, cs->pb);
+	else
+		printf(" d=%g", cs->d);
+	printf(" skip=%g%s trials=%u seed=%llu  lower bound %.1f samples\n",
+	    cs->skip, cs->null ? " NULL" : "", cs->trials,
+	    (unsigned long long)cs->seed, lower_bound(cs));
+	printf("   rerun: sim --dag %s --n %zu --noise %s --d %g --pg %g --pb %g"
+	    " --skip %g%s --trials %u --seed %llu --conf %g --max-samples %u"
+	    " --repro-max %u --build-cost %g --run-cost %g\n",
+	    cs->dag, cs->n, cs->noise, cs->d, cs->pg, cs->pb, cs->skip,
+	    cs->null ? " --null" : "", cs->trials, (unsigned long long)cs->seed,
+	    o->ep.confidence, o->ep.max_samples, o->ep.repro_max,
+	    o->ep.build_cost, o->ep.run_cost);
+	printf("   %-9s %6s %6s %6s %6s %6s %8s %6s %7s %7s %7s %7s %7s %6s %6s\n",
+	    "strategy", "exact%", "set%", "named%", "norep%", "incon%",
+	    "samples", "p95", "bisect", "builds", "rnd@1", "rnd@4", "rnd@8",
+	    "r8/r1", "b/LB");
+}
+
+static void
+print_agg(const struct sim_case *cs, int st, struct agg *g, int have_k)
+{
+	double t = g->trials ? g->trials : 1, lb = lower_bound(cs);
+	unsigned p95;
+
+	qsort(g->slist, g->trials, sizeof(unsigned), cmp_uns);
+	p95 = g->trials ? g->slist[(size_t)(0.95 * (g->trials - 1) + 0.5)] : 0;
+	printf("   %-9s %6.1f %6.1f %6.1f %6.1f %6.1f %8.1f %6u %7.1f %7.1f"
+	    " %7.1f", st_names[st], 100 * g->exact / t, 100 * g->set / t,
+	    100 * g->named / t, 100 * g->notrep / t, 100 * g->incon / t,
+	    g->samples / t, p95, g->bisect / t, g->builds / t,
+	    g->rounds[0] / t);
+	if (have_k)
+		printf(" %7.1f %7.1f %6.2f", g->rounds[1] / t, g->rounds[2] / t,
+		    g->rounds[0] > 0 ? g->rounds[2] / g->rounds[0] : 0);
+	else
+		printf(" %7s %7s %6s", "-", "-", "-");
+	printf(" %6.2f", cs->null ? NAN : (g->bisect / t) / lb);
+	if (st == ST_ENGINE && have_k)
+		printf("  (exact%% with 8 hosts %.1f)", 100 * g->exact8 / t);
+	printf("\n");
+	fflush(stdout);
+}
+
+static void
+run_case(const struct sim_case *cs, const struct opts *o)
+{
+	struct agg g[ST_N];
+	struct sim_world w;
+	struct sim_result r, rk;
+	unsigned t;
+	int st;
+
+	memset(g, 0, sizeof(g));
+	print_case_header(cs, o);
+	for (t = 0; t < cs->trials; t++) {
+		sim_world_init(&w, cs, t);
+		for (st = 0; st < ST_N; st++) {
+			if (!o->strategies[st])
+				continue;
+			sim_world_reseed(&w, (unsigned)st);
+			switch (st) {
+			case ST_ENGINE:
+				run_engine(&w, &o->ep, 1, &r);
+				break;
+			case ST_ZERODAY:
+				sim_zeroday(&w, o->zd_runs, &r);
+				break;
+			case ST_PINPOINT:
+				sim_pinpoint(&w, o->pp_attempts, o->pp_cap, &r);
+				break;
+			default:
+				sim_naive(&w, &r);
+			}
+			agg_add(&g[st], &w, &r);
+			if (st != ST_ENGINE) {
+				g[st].rounds[1] += r.rounds[1];
+				g[st].rounds[2] += r.rounds[2];
+			} else if (o->host_runs) {
+				sim_world_reseed(&w, 100);
+				run_engine(&w, &o->ep, 4, &rk);
+				g[st].rounds[1] += rk.rounds[0];
+				sim_world_reseed(&w, 101);
+				run_engine(&w, &o->ep, 8, &rk);
+				g[st].rounds[2] += rk.rounds[0];
+				g[st].exact8 += rk.verdict == SIM_DONE &&
+				    rk.culprit == w.culprit;
+			}
+			if (o->verbose && st == ST_ENGINE)
+				fprintf(stderr, "trial %u culprit %u verdict %d"
+				    " got %u samples %u\n", t, w.culprit,
+				    r.verdict, r.culprit, r.samples);
+		}
+		sim_world_release(&w);
+	}
+	for (st = 0; st < ST_N; st++) {
+		if (!o->strategies[st])
+			continue;
+		print_agg(cs, st, &g[st], st != ST_ENGINE || o->host_runs);
+		free(g[st].slist);
+	}
+}
+
+/*
+ * The reproduction check alone on a one-commit range, many times: the
+ * false "reproduced" rate on nulls and the power at small effects.
+ */
+static void
+calibrate(const struct opts *o, unsigned trials, uint64_t seed)
+{
+	static const char *noises[] = { "normal", "t3", "outlier", "bimodal" };
+	static const double ds[] = { 0, 1, 2 };
+	struct sim_case cs = { "linear", 1, "normal", 0, 0, 0, 0, 0, 1, seed };
+	struct sim_result r;
+	struct sim_world w;
+	unsigned t, rep, ni, di;
+	double samples;
+
+	printf("reproduction check: rate of \"reproduced\" and mean endpoint"
+	    " samples, %u trials each\n", trials);
+	for (ni = 0; ni < 6; ni++) {
+		for (di = 0; di < 3; di++) {
+			if (ni < 4) {
+				cs.noise = noises[ni];
+				cs.d = ds[di];
+				cs.null = di == 0;
+			} else {
+				cs.noise = "passfail";
+				cs.pg = ni == 4 ? 0.05 : 0.3;
+				cs.pb = di == 0 ? cs.pg : di == 1 ? cs.pg + 0.3 : 1;
+				cs.null = di == 0;
+			}
+			rep = 0;
+			samples = 0;
+			for (t = 0; t < trials; t++) {
+				sim_world_init(&w, &cs, t);
+				run_engine(&w, &o->ep, 1, &r);
+				rep += r.verdict != SIM_NOT_REPRODUCED;
+				samples += r.endpoint_samples;
+				sim_world_release(&w);
+			}
+			if (ni < 4)
+				printf("  %-8s d=%g", cs.noise, cs.d);
+			else
+				printf("  %-8s pg=%.2f pb=%.2f", cs.noise, cs.pg,
+				    cs.pb);
+			printf("  reproduced %6.2f%%  samples %.1f\n",
+			    100.0 * rep / trials, samples / trials);
+		}
+	}
+}
+
+static void
+standard_table(const struct opts *o, uint64_t seed)
+{
+	static const char *noises[] = { "normal", "t3", "outlier", "bimodal" };
+	static const double ds[] = { 1, 2, 4, 8 };
+	unsigned s = o->trials, big = (s + 3) / 4, nul = s * 5 / 2;
+	struct sim_case cs;
+	size_t i, j;
+
+	for (i = 0; i < 4; i++)
+		for (j = 0; j < 4; j++) {
+			cs = (struct sim_case){ "linear", 1000, noises[i], ds[j],
+			    0, 0, 0, 0, s, seed };
+			run_case(&cs, o);
+		}
+	cs = (struct sim_case){ "merge", 1000, "normal", 2, 0, 0, 0, 0, s, seed };
+	run_case(&cs, o);
+	cs.d = 4;
+	run_case(&cs, o);
+	cs = (struct sim_case){ "linear", 100, "normal", 2, 0, 0, 0, 0, s, seed };
+	run_case(&cs, o);
+	cs.n = 10000;
+	cs.trials = big;
+	run_case(&cs, o);
+	cs = (struct sim_case){ "merge", 10000, "normal", 4, 0, 0, 0, 0, big, seed };
+	run_case(&cs, o);
+	cs = (struct sim_case){ "linear", 1000, "normal", 2, 0, 0, 0.05, 0, s, seed };
+	run_case(&cs, o);
+	cs.d = 4;
+	run_case(&cs, o);
+	cs.dag = "merge";
+	run_case(&cs, o);
+	for (i = 0; i < 4; i++) {
+		cs = (struct sim_case){ "linear", 1000, "passfail", 0,
+		    i % 2 ? 0.3 : 0.05, i < 2 ? 1 : 0.8, 0, 0, s, seed };
+		run_case(&cs, o);
+	}
+	for (i = 0; i < 5; i++) {
+		cs = (struct sim_case){ "linear", 1000, i < 4 ? noises[i] :
+		    "passfail", 0, 0.3, 0.3, 0, 1, nul, seed };
+		run_case(&cs, o);
+	}
+}
+
+static void
+usage(void)
+{
+	fprintf(stderr,
+	    "usage: sim [--dag linear|merge] [--n N] [--noise normal|t3|outlier|"
+	    "bimodal|passfail]\n"
+	    "           [--d D] [--pg P] [--pb P] [--skip F] [--null] [--trials T]"
+	    " [--seed S]\n"
+	    "           [--strategy all|engine|0day|pinpoint|naive] [--no-hosts]"
+	    " [--full]\n"
+	    "           [--conf C] [--max-samples N] [--repro-min N]"
+	    " [--repro-max N]\n"
+	    "           [--repro-alpha A] [--min-change F] [--build-cost C]"
+	    " [--run-cost C]\n"
+	    "           [--dof NU] [--contamination E] [--zeroday-runs N]\n"
+	    "           [--pinpoint-attempts N] [--pinpoint-cap N]"
+	    " [--calibrate [TRIALS]] [-v]\n");
+	exit(2);
+}
+
+int
+main(int argc, char **argv)
+{
+	static const struct option lo[] = {
+		{ "dag", 1, 0, 'D' }, { "n", 1, 0, 'n' }, { "noise", 1, 0, 'N' },
+		{ "d", 1, 0, 'd' }, { "pg", 1, 0, 'g' }, { "pb", 1, 0, 'b' },
+		{ "skip", 1, 0, 'k' }, { "null", 0, 0, 'z' },
+		{ "trials", 1, 0, 't' }, { "seed", 1, 0, 's' },
+		{ "strategy", 1, 0, 'S' }, { "no-hosts", 0, 0, 'H' },
+		{ "full", 0, 0, 'F' }, { "conf", 1, 0, 'c' },
+		{ "max-samples", 1, 0, 'm' }, { "repro-min", 1, 0, 'r' },
+		{ "repro-max", 1, 0, 'R' }, { "repro-alpha", 1, 0, 'a' },
+		{ "min-change", 1, 0, 'M' }, { "build-cost", 1, 0, 'B' },
+		{ "run-cost", 1, 0, 'U' }, { "dof", 1, 0, 'f' },
+		{ "contamination", 1, 0, 'e' }, { "zeroday-runs", 1, 0, 'Z' },
+		{ "pinpoint-attempts", 1, 0, 'P' }, { "pinpoint-cap", 1, 0, 'C' },
+		{ "calibrate", 2, 0, 'K' }, { 0, 0, 0, 0 },
+	};
+	struct sim_case cs = { "linear", 1000, "normal", 2, 0.1, 1, 0, 0, 0, 1 };
+	struct opts o;
+	int ch, single = 0, cal = 0, i;
+	unsigned cal_trials = 20000;
+
+	memset(&o, 0, sizeof(o));
+	engine_params_default(&o.ep);
+	o.zd_runs = 6;
+	o.pp_attempts = 10;
+	o.pp_cap = 30;
+	o.host_runs = 1;
+	o.trials = 40;
+	for (i = 0; i < ST_N; i++)
+		o.strategies[i] = 1;
+	while ((ch = getopt_long(argc, argv, "v", lo, NULL)) != -1) {
+		switch (ch) {
+		case 'D': cs.dag = optarg; single = 1; break;
+		case 'n': cs.n = strtoul(optarg, NULL, 10); single = 1; break;
+		case 'N': cs.noise = optarg; single = 1; break;
+		case 'd': cs.d = atof(optarg); single = 1; break;
+		case 'g': cs.pg = atof(optarg); single = 1; break;
+		case 'b': cs.pb = atof(optarg); single = 1; break;
+		case 'k': cs.skip = atof(optarg); single = 1; break;
+		case 'z': cs.null = 1; single = 1; break;
+		case 't': cs.trials = (unsigned)strtoul(optarg, NULL, 10); break;
+		case 's': cs.seed = strtoull(optarg, NULL, 10); break;
+		case 'S':
+			for (i = 0; i < ST_N; i++)
+				o.strategies[i] = strcmp(optarg, "all") == 0;
+			if (strcmp(optarg, "engine") == 0) o.strategies[ST_ENGINE] = 1;
+			else if (strcmp(optarg, "0day") == 0) o.strategies[ST_ZERODAY] = 1;
+			else if (strcmp(optarg, "pinpoint") == 0) o.strategies[ST_PINPOINT] = 1;
+			else if (strcmp(optarg, "naive") == 0) o.strategies[ST_NAIVE] = 1;
+			else if (strcmp(optarg, "all") != 0) usage();
+			break;
+		case 'H': o.host_runs = 0; break;
+		case 'F': o.trials = 200; break;
+		case 'c': o.ep.confidence = atof(optarg); break;
+		case 'm': o.ep.max_samples = (unsigned)strtoul(optarg, NULL, 10); break;
+		case 'r': o.ep.repro_min = (unsigned)strtoul(optarg, NULL, 10); break;
+		case 'R': o.ep.repro_max = (unsigned)strtoul(optarg, NULL, 10); break;
+		case 'a': o.ep.repro_alpha = atof(optarg); break;
+		case 'M': o.ep.min_change = atof(optarg); break;
+		case 'B': o.ep.build_cost = atof(optarg); break;
+		case 'U': o.ep.run_cost = atof(optarg); break;
+		case 'f': o.ep.t_dof = atof(optarg); break;
+		case 'e': o.ep.contamination = atof(optarg); break;
+		case 'Z': o.zd_runs = (unsigned)strtoul(optarg, NULL, 10); break;
+		case 'P': o.pp_attempts = (unsigned)strtoul(optarg, NULL, 10); break;
+		case 'C': o.pp_cap = (unsigned)strtoul(optarg, NULL, 10); break;
+		case 'K':
+			cal = 1;
+			if (optarg)
+				cal_trials = (unsigned)strtoul(optarg, NULL, 10);
+			break;
+		case 'v': o.verbose = 1; break;
+		default: usage();
+		}
+	}
+	if (optind != argc || cs.n == 0)
+		usage();
+	if (cal) {
+		calibrate(&o, cal_trials, cs.seed);
+		return 0;
+	}
+	if (single) {
+		if (cs.trials == 0)
+			cs.trials = 100;
+		run_case(&cs, &o);
+		return 0;
+	}
+	if (cs.trials != 0)
+		o.trials = cs.trials;
+	standard_table(&o, cs.seed);
+	return 0;
+}

@@ -1,0 +1,465 @@
+/*
+ * The bisection service end to end: two sshd "hosts" on loopback, a
+ * kernel-like fixture repository with a planted slowdown, a benchmark that
+ * really compiles and runs a C program at each commit, and the real daemon
+ * driven through its control socket.
+ */
+#include <criterion/criterion.h>
+
+#include <sys/wait.h>
+
+#include <pwd.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <jansson.h>
+
+#include "common/xmalloc.h"
+#include "tests/support/daemon.h"
+#include "tests/support/sshd.h"
+#include "tests/support/tst.h"
+
+#define SVC_WAIT_MS	(300 * 1000)	/* a guard against hangs, not a timing check */
+
+struct svc {
+	struct sshd	 host[2];
+	int		 nhosts;
+	char		*dir;
+	char		*repo;
+	char		 good[41], bad[41], culprit[41];
+	struct tst_daemon td;
+	int		 td_ready;
+};
+
+static struct svc svc;
+
+static void
+svc_fini(void)
+{
+	int i;
+
+	if (svc.td_ready)
+		tst_daemon_release(&svc.td);
+	for (i = 0; i < svc.nhosts; i++)
+		sshd_cleanup(&svc.host[i]);
+	tst_rmrf(svc.dir);
+	free(svc.dir);
+	free(svc.repo);
+	memset(&svc, 0, sizeof(svc));
+	tst_leak_check();
+}
+
+TestSuite(service, .fini = svc_fini, .timeout = 900);
+
+/* Reads "good/bad/culprit SHA" lines printed by the repository generator. */
+static void
+svc_parse_repo(const char *out)
+{
+	const char *p;
+
+	cr_assert_not_null(p = strstr(out, "good "));
+	memcpy(svc.good, p + 5, 40);
+	cr_assert_not_null(p = strstr(out, "bad "));
+	memcpy(svc.bad, p + 4, 40);
+	cr_assert_not_null(p = strstr(out, "culprit "));
+	memcpy(svc.culprit, p + 8, 40);
+}
+
+/* One [host] section per sshd, all in group "lab". */
+static char *
+svc_sections(const char *extra_bench)
+{
+	struct passwd *pw = getpwuid(getuid());
+	char *text, *t;
+	int i;
+
+	xasprintf(&text, "[repo]\npath = %s\n\n"
+	    "[benchmark spin]\n"
+	    "build = mkdir -p {workdir}/src-{short} && git -C %s archive "
+	    "{commit} | tar -x -C {workdir}/src-{short} && cc -O2 -o "
+	    "{workdir}/src-{short}/bench {workdir}/src-{short}/bench.c\n"
+	    "artifact = {workdir}/src-{short}/bench\n"
+	    "run = {artifact}\n"
+	    "metrics = runtime_ms:lower, ops_per_sec:higher\n"
+	    "min_change = 5%%\n"
+	    "build_timeout = 2m\nrun_timeout = 1m\n%s\n",
+	    svc.repo, svc.repo, extra_bench ? extra_bench : "");
+	for (i = 0; i < svc.nhosts; i++) {
+		xasprintf(&t, "%s[host h%d]\naddress = 127.0.0.1\nport = %d\n"
+		    "user = %s\nidentity = %s\nknown_hosts = %s\n"
+		    "group = lab\nroles = build,test\nworkdir = %s/w%d\n"
+		    "connect_timeout = 5s\nkeepalive = 2s\n"
+		    "quarantine_after = 3\n\n", text, i, svc.host[i].port,
+		    pw->pw_name, svc.host[i].user_key, svc.host[i].known_hosts,
+		    svc.dir, i);
+		free(text);
+		text = t;
+	}
+	return text;
+}
+
+static void
+svc_setup(const char *tag, int nhosts, const char *plant, int broken)
+{
+	char brk[16], *out, *sections, *mk;
+	int i, status;
+
+	memset(&svc, 0, sizeof(svc));
+	cr_assert_not_null(svc.dir = tst_tmpdir(tag));
+	xasprintf(&svc.repo, "%s/linux", svc.dir);
+	xasprintf(&mk, "%s/tests/fixtures/e2e/make-repo.sh",
+	    tst_env_path("BISECTD_SRCDIR"));
+	snprintf(brk, sizeof(brk), "%d", broken);
+	{
+		char *argv[] = { "sh", mk, svc.repo, "6", (char *)plant, brk,
+		    NULL };
+
+		out = tst_run_capture(argv, &status);
+	}
+	free(mk);
+	cr_assert_not_null(out);
+	cr_assert_eq(status, 0, "make-repo.sh failed:\n%s", out);
+	svc_parse_repo(out);
+	free(out);
+	for (i = 0; i < nhosts; i++) {
+		char htag[32];
+
+		snprintf(htag, sizeof(htag), "%s-h%d", tag, i);
+		cr_assert_eq(sshd_start(&svc.host[i], htag), 0);
+		svc.nhosts++;
+	}
+	sections = svc_sections(NULL);
+	cr_assert_eq(tst_daemon_setup(&svc.td, tag, "", sections), 0);
+	svc.td_ready = 1;
+	free(sections);
+	cr_assert_eq(tst_daemon_start(&svc.td), 0, "bisectd did not start");
+}
+
+/* One request and its parsed reply; the caller frees the reply. */
+static json_t *
+svc_req(const char *fmt, ...)
+{
+	char *line, *out;
+	va_list ap;
+
+	va_start(ap, fmt);
+	cr_assert(vasprintf(&line, fmt, ap) >= 0);
+	va_end(ap);
+	out = tst_daemon_request(&svc.td, line);
+	free(line);
+	cr_assert_not_null(out, "no reply from the daemon");
+	return tst_daemon_reply(out);
+}
+
+static int64_t
+svc_bisect(const char *metric, int *existing)
+{
+	json_t *r = svc_req("{\"cmd\":\"bisect\",\"good\":[\"%s\"],"
+	    "\"bad\":\"%s\",\"benchmark\":\"spin\",\"metric\":\"%s\","
+	    "\"group\":\"lab\"}", svc.good, svc.bad, metric);
+	int64_t id;
+
+	cr_assert(json_is_true(json_object_get(r, "ok")), "bisect failed: %s",
+	    json_string_value(json_object_get(json_object_get(r, "error"),
+	    "message")));
+	id = json_integer_value(json_object_get(r, "bisection"));
+	if (existing != NULL)
+		*existing = json_is_true(json_object_get(r, "existing"));
+	json_decref(r);
+	return id;
+}
+
+/* The status object of id (owned by the caller). */
+static json_t *
+svc_status(int64_t id)
+{
+	json_t *r = svc_req("{\"cmd\":\"status\",\"bisection\":%lld}",
+	    (long long)id), *b;
+
+	cr_assert(json_is_true(json_object_get(r, "ok")));
+	b = json_incref(json_object_get(r, "bisection"));
+	json_decref(r);
+	return b;
+}
+
+/* Polls until the bisection leaves queued/running; returns its status. */
+static json_t *
+svc_wait(int64_t id)
+{
+	int waited;
+	json_t *b;
+	const char *st;
+
+	for (waited = 0; waited < SVC_WAIT_MS; waited += 200) {
+		b = svc_status(id);
+		st = json_string_value(json_object_get(b, "state"));
+		if (strcmp(st, "queued") != 0 && strcmp(st, "running") != 0)
+			return b;
+		json_decref(b);
+		usleep(200 * 1000);
+	}
+	cr_assert_fail("bisection %lld did not finish", (long long)id);
+	return NULL;
+}
+
+static void
+svc_assert_culprit(json_t *b)
+{
+	char *dump = json_dumps(b, JSON_COMPACT);
+
+	cr_assert_str_eq(json_string_value(json_object_get(b, "state")),
+	    "done", "status: %s", dump);
+	free(dump);
+	cr_assert_str_eq(json_string_value(json_object_get(b, "verdict")),
+	    "culprit");
+	cr_assert_str_eq(json_string_value(json_object_get(b, "culprit")),
+	    svc.culprit);
+}
+
+/* Each done run has its two metrics exactly once; nothing is doubled. */
+static size_t
+svc_assert_samples_consistent(int64_t id)
+{
+	json_t *r = svc_req("{\"cmd\":\"samples\",\"bisection\":%lld}",
+	    (long long)id), *s, *st;
+	json_t *runs = json_object();
+	size_t i, n;
+	char key[32];
+	const char *k;
+	json_t *v;
+
+	json_array_foreach(json_object_get(r, "samples"), i, s) {
+		snprintf(key, sizeof(key), "%lld", (long long)json_integer_value(
+		    json_object_get(s, "run")));
+		v = json_object_get(runs, key);
+		json_object_set_new(runs, key, json_integer(
+		    (v ? json_integer_value(v) : 0) + 1));
+	}
+	json_object_foreach(runs, k, v)
+		cr_assert_eq(json_integer_value(v), 2, "run %s has %lld "
+		    "samples", k, (long long)json_integer_value(v));
+	n = json_object_size(runs);
+	st = svc_status(id);
+	cr_assert_eq((size_t)json_integer_value(json_object_get(
+	    json_object_get(st, "runs"), "done")), n);
+	cr_assert_eq((size_t)json_integer_value(json_object_get(st,
+	    "samples")), n);
+	json_decref(st);
+	json_decref(runs);
+	json_decref(r);
+	return n;
+}
+
+Test(service, finds_planted_culprit_and_reports_it)
+{
+	json_t *b, *r, *line;
+	int64_t id, id2;
+	int existing = 0;
+	size_t i, n;
+	int saw_first_bad = 0;
+
+	svc_setup("svc-basic", 2, "2:3", 0);
+	id = svc_bisect("ops_per_sec", &existing);
+	cr_assert_not(existing);
+	id2 = svc_bisect("ops_per_sec", &existing);
+	cr_assert_eq(id2, id, "an identical request must return the same id");
+	cr_assert(existing);
+	b = svc_wait(id);
+	svc_assert_culprit(b);
+	json_decref(b);
+	n = svc_assert_samples_consistent(id);
+	cr_assert_gt(n, 6);
+	r = svc_req("{\"cmd\":\"log\",\"bisection\":%lld}", (long long)id);
+	json_array_foreach(json_object_get(r, "lines"), i, line)
+		if (strstr(json_string_value(line), "# first bad commit: [") &&
+		    strstr(json_string_value(line), svc.culprit))
+			saw_first_bad = 1;
+	cr_assert(saw_first_bad, "the bisect log names the culprit");
+	json_decref(r);
+	r = svc_req("{\"cmd\":\"report\",\"bisection\":%lld}", (long long)id);
+	cr_assert(json_is_true(json_object_get(r, "ok")));
+	cr_assert_not_null(strstr(json_string_value(json_object_get(r, "text")),
+	    "regression of ops_per_sec"), "report: %s",
+	    json_string_value(json_object_get(r, "text")));
+	cr_assert_not_null(strstr(json_string_value(json_object_get(r, "text")),
+	    svc.culprit));
+	json_decref(r);
+}
+
+Test(service, survives_kill_9_at_random_moments)
+{
+	json_t *b;
+	int64_t id;
+	int round;
+	unsigned seed = (unsigned)getpid();
+
+	svc_setup("svc-kill", 2, "3:2", 0);
+	id = svc_bisect("runtime_ms", NULL);
+	for (round = 0; round < 3; round++) {
+		usleep((useconds_t)(300 + rand_r(&seed) % 1500) * 1000);
+		cr_assert_neq(tst_daemon_stop(&svc.td, SIGKILL), -1);
+		cr_assert_eq(tst_daemon_start(&svc.td), 0,
+		    "bisectd did not restart after kill -9");
+	}
+	b = svc_wait(id);
+	svc_assert_culprit(b);
+	json_decref(b);
+	svc_assert_samples_consistent(id);
+}
+
+Test(service, a_host_dies_mid_run)
+{
+	json_t *b, *r, *h;
+	int64_t id;
+	size_t i;
+	int waited;
+
+	svc_setup("svc-hostdown", 2, "2:5", 0);
+	id = svc_bisect("ops_per_sec", NULL);
+	/* Wait until host h0 has work, then take it away. */
+	for (waited = 0; waited < SVC_WAIT_MS; waited += 50) {
+		int busy = 0;
+
+		r = svc_req("{\"cmd\":\"hosts\"}");
+		json_array_foreach(json_object_get(r, "hosts"), i, h)
+			if (strcmp(json_string_value(json_object_get(h, "name")),
+			    "h0") == 0 && json_is_object(json_object_get(h,
+			    "current")))
+				busy = 1;
+		json_decref(r);
+		if (busy)
+			break;
+		usleep(50 * 1000);
+	}
+	sshd_stop(&svc.host[0]);
+	b = svc_wait(id);
+	svc_assert_culprit(b);
+	json_decref(b);
+	svc_assert_samples_consistent(id);
+}
+
+Test(service, unbuildable_commits_are_skipped)
+{
+	json_t *b, *r, *s;
+	int64_t id;
+	size_t i;
+
+	svc_setup("svc-skip", 2, "1:6", 3);
+	id = svc_bisect("ops_per_sec", NULL);
+	b = svc_wait(id);
+	/* The culprit's parents build, so git's notion still isolates it. */
+	svc_assert_culprit(b);
+	json_decref(b);
+	r = svc_req("{\"cmd\":\"samples\",\"bisection\":%lld}", (long long)id);
+	json_array_foreach(json_object_get(r, "samples"), i, s)
+		cr_assert(json_is_number(json_object_get(s, "value")));
+	json_decref(r);
+}
+
+Test(service, cancel_stops_the_work)
+{
+	json_t *b, *r;
+	int64_t id;
+	int waited;
+
+	svc_setup("svc-cancel", 1, "2:3", 0);
+	id = svc_bisect("ops_per_sec", NULL);
+	for (waited = 0; waited < SVC_WAIT_MS; waited += 50) {
+		b = svc_status(id);
+		if (json_array_size(json_object_get(b, "in_flight")) > 0) {
+			json_decref(b);
+			break;
+		}
+		json_decref(b);
+		usleep(50 * 1000);
+	}
+	r = svc_req("{\"cmd\":\"cancel\",\"bisection\":%lld}", (long long)id);
+	cr_assert(json_is_true(json_object_get(r, "ok")));
+	json_decref(r);
+	b = svc_wait(id);
+	cr_assert_str_eq(json_string_value(json_object_get(b, "state")),
+	    "cancelled");
+	json_decref(b);
+	for (waited = 0; waited < SVC_WAIT_MS; waited += 50) {
+		b = svc_status(id);
+		if (json_array_size(json_object_get(b, "in_flight")) == 0 &&
+		    json_integer_value(json_object_get(json_object_get(b,
+		    "runs"), "running")) == 0) {
+			json_decref(b);
+			break;
+		}
+		json_decref(b);
+		usleep(50 * 1000);
+	}
+	cr_assert_lt(waited, SVC_WAIT_MS, "runs still in flight after cancel");
+	r = svc_req("{\"cmd\":\"cancel\",\"bisection\":%lld}", (long long)id);
+	cr_assert_not(json_is_true(json_object_get(r, "ok")));
+	json_decref(r);
+}
+
+Test(service, two_bisections_share_one_group)
+{
+	json_t *b1, *b2;
+	int64_t id1, id2;
+
+	svc_setup("svc-two", 2, "4:2", 0);
+	id1 = svc_bisect("ops_per_sec", NULL);
+	id2 = svc_bisect("runtime_ms", NULL);
+	cr_assert_neq(id1, id2);
+	b1 = svc_wait(id1);
+	b2 = svc_wait(id2);
+	svc_assert_culprit(b1);
+	svc_assert_culprit(b2);
+	json_decref(b1);
+	json_decref(b2);
+}
+
+Test(service, bad_requests_change_nothing)
+{
+	static const struct {
+		const char *req;
+		const char *code;
+	} cases[] = {
+		{ "{\"cmd\":\"bisect\",\"good\":[\"nosuchrev\"],\"bad\":\"HEAD\","
+		  "\"benchmark\":\"spin\",\"metric\":\"ops_per_sec\","
+		  "\"group\":\"lab\"}", "not-found" },
+		{ "{\"cmd\":\"bisect\",\"good\":[\"HEAD~1\"],\"bad\":\"HEAD\","
+		  "\"benchmark\":\"nope\",\"metric\":\"ops_per_sec\"}",
+		  "not-found" },
+		{ "{\"cmd\":\"bisect\",\"good\":[\"HEAD~1\"],\"bad\":\"HEAD\","
+		  "\"benchmark\":\"spin\",\"metric\":\"nope\",\"group\":\"lab\"}",
+		  "not-found" },
+		{ "{\"cmd\":\"bisect\",\"good\":[\"HEAD~1\"],\"bad\":\"HEAD\","
+		  "\"benchmark\":\"spin\",\"metric\":\"ops_per_sec\","
+		  "\"group\":\"nogroup\"}", "invalid-argument" },
+		{ "{\"cmd\":\"bisect\",\"good\":[\"HEAD\"],\"bad\":\"HEAD~3\","
+		  "\"benchmark\":\"spin\",\"metric\":\"ops_per_sec\","
+		  "\"group\":\"lab\"}", "invalid-argument" },
+		{ "{\"cmd\":\"bisect\",\"good\":[],\"bad\":\"HEAD\","
+		  "\"benchmark\":\"spin\",\"metric\":\"ops_per_sec\"}",
+		  "invalid-argument" },
+		{ "{\"cmd\":\"bisect\",\"good\":[\"HEAD~1\"],\"bad\":\"HEAD\","
+		  "\"benchmark\":\"spin\",\"metric\":\"ops_per_sec\","
+		  "\"group\":\"lab\",\"confidence\":1.5}", "invalid-argument" },
+		{ "{\"cmd\":\"status\",\"bisection\":999}", "not-found" },
+		{ "{\"cmd\":\"drain\",\"host\":\"nohost\"}", "not-found" },
+	};
+	json_t *r;
+	size_t i;
+
+	svc_setup("svc-bad", 1, "2:3", 0);
+	for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		r = svc_req("%s", cases[i].req);
+		cr_assert_not(json_is_true(json_object_get(r, "ok")), "%s",
+		    cases[i].req);
+		cr_assert_str_eq(tst_daemon_error_code(r), cases[i].code,
+		    "%s", cases[i].req);
+		json_decref(r);
+	}
+	r = svc_req("{\"cmd\":\"list\"}");
+	cr_assert_eq(json_array_size(json_object_get(r, "bisections")), 0);
+	json_decref(r);
+}
