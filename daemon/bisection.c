@@ -84,6 +84,10 @@ bisection_good_boundary(struct bisection *b, git_repository *repo,
 		if (git_oid_equal(&good[i], &b->bad))
 			return bd_error_set(err, -EINVAL,
 			    "good and bad are the same commit");
+		if (git_graph_descendant_of(repo, &good[i], &b->bad) == 1)
+			return bd_error_set(err, -EINVAL, "bad %s is an "
+			    "ancestor of good %s: nothing to bisect",
+			    b->rec.bad, git_oid_tostr_s(&good[i]));
 		rc = git_graph_descendant_of(repo, &b->bad, &good[i]);
 		if (rc == 1) {
 			b->goods = xreallocarray(b->goods, b->ngoods + 1,

@@ -104,7 +104,7 @@ svc_sections(const char *extra_bench)
 static void
 svc_setup(const char *tag, int nhosts, const char *plant, int broken)
 {
-	char brk[16], *out, *sections, *mk;
+	char brk[16], *out, *sections, *mk, *extra;
 	int i, status;
 
 	memset(&svc, 0, sizeof(svc));
@@ -132,7 +132,11 @@ svc_setup(const char *tag, int nhosts, const char *plant, int broken)
 		svc.nhosts++;
 	}
 	sections = svc_sections(NULL);
-	cr_assert_eq(tst_daemon_setup(&svc.td, tag, "", sections), 0);
+	/* The hook keeps what it was given, for the report test to read. */
+	xasprintf(&extra, "report_hook = cat > %s/hook.txt && env > "
+	    "%s/hook.env\n", svc.dir, svc.dir);
+	cr_assert_eq(tst_daemon_setup(&svc.td, tag, extra, sections), 0);
+	free(extra);
 	svc.td_ready = 1;
 	free(sections);
 	cr_assert_eq(tst_daemon_start(&svc.td), 0, "bisectd did not start");
@@ -253,6 +257,52 @@ svc_assert_samples_consistent(int64_t id)
 	return n;
 }
 
+/* Reads a whole small file, or NULL. */
+static char *
+svc_slurp(const char *path)
+{
+	FILE *f = fopen(path, "r");
+	char *buf;
+	size_t n;
+
+	if (f == NULL)
+		return NULL;
+	buf = xcalloc(1, 1 << 20);
+	n = fread(buf, 1, (1 << 20) - 1, f);
+	buf[n] = '\0';
+	fclose(f);
+	return buf;
+}
+
+/* The hook got the report on stdin and the culprit's author in env. */
+static void
+svc_assert_hook_ran(void)
+{
+	char *path, *text = NULL, *env = NULL;
+	int waited;
+
+	xasprintf(&path, "%s/hook.env", svc.dir);
+	for (waited = 0; waited < SVC_WAIT_MS; waited += 50) {
+		free(env);
+		if ((env = svc_slurp(path)) != NULL &&
+		    strstr(env, "BISECTD_CULPRIT=") != NULL)
+			break;
+		usleep(50 * 1000);
+	}
+	free(path);
+	cr_assert_not_null(env, "the report hook did not run");
+	cr_assert_not_null(strstr(env, "BISECTD_CULPRIT_AUTHOR=Fixture Author "
+	    "<author@example.org>"), "%s", env);
+	xasprintf(&path, "%s/hook.txt", svc.dir);
+	text = svc_slurp(path);
+	free(path);
+	cr_assert_not_null(text);
+	cr_assert_not_null(strstr(text, svc.culprit), "%s", text);
+	cr_assert_not_null(strstr(text, "git bisect start"), "%s", text);
+	free(text);
+	free(env);
+}
+
 Test(service, finds_planted_culprit_and_reports_it)
 {
 	json_t *b, *r, *line;
@@ -287,6 +337,7 @@ Test(service, finds_planted_culprit_and_reports_it)
 	cr_assert_not_null(strstr(json_string_value(json_object_get(r, "text")),
 	    svc.culprit));
 	json_decref(r);
+	svc_assert_hook_ran();
 }
 
 Test(service, survives_kill_9_at_random_moments)
@@ -435,7 +486,7 @@ Test(service, bad_requests_change_nothing)
 		{ "{\"cmd\":\"bisect\",\"good\":[\"HEAD~1\"],\"bad\":\"HEAD\","
 		  "\"benchmark\":\"spin\",\"metric\":\"ops_per_sec\","
 		  "\"group\":\"nogroup\"}", "invalid-argument" },
-		{ "{\"cmd\":\"bisect\",\"good\":[\"HEAD\"],\"bad\":\"HEAD~3\","
+		{ "{\"cmd\":\"bisect\",\"good\":[\"HEAD\"],\"bad\":\"HEAD\","
 		  "\"benchmark\":\"spin\",\"metric\":\"ops_per_sec\","
 		  "\"group\":\"lab\"}", "invalid-argument" },
 		{ "{\"cmd\":\"bisect\",\"good\":[],\"bad\":\"HEAD\","
@@ -462,4 +513,71 @@ Test(service, bad_requests_change_nothing)
 	r = svc_req("{\"cmd\":\"list\"}");
 	cr_assert_eq(json_array_size(json_object_get(r, "bisections")), 0);
 	json_decref(r);
+}
+
+/* Ancestry is checked with the graph, off the loop: the bisection fails. */
+Test(service, reversed_range_fails_with_a_reason)
+{
+	json_t *r, *b;
+	int64_t id;
+
+	svc_setup("svc-reversed", 1, "2:3", 0);
+	r = svc_req("{\"cmd\":\"bisect\",\"good\":[\"%s\"],\"bad\":\"%s\","
+	    "\"benchmark\":\"spin\",\"metric\":\"ops_per_sec\","
+	    "\"group\":\"lab\"}", svc.bad, svc.good);
+	cr_assert(json_is_true(json_object_get(r, "ok")));
+	id = json_integer_value(json_object_get(r, "bisection"));
+	json_decref(r);
+	b = svc_wait(id);
+	cr_assert_str_eq(json_string_value(json_object_get(b, "state")),
+	    "failed");
+	cr_assert_not_null(strstr(json_string_value(json_object_get(b,
+	    "message")), "nothing to bisect"));
+	json_decref(b);
+}
+
+static const char *
+svc_host_state(const char *name)
+{
+	static char state[32];
+	json_t *r = svc_req("{\"cmd\":\"hosts\"}"), *h;
+	size_t i;
+
+	state[0] = '\0';
+	json_array_foreach(json_object_get(r, "hosts"), i, h)
+		if (strcmp(json_string_value(json_object_get(h, "name")),
+		    name) == 0)
+			snprintf(state, sizeof(state), "%s", json_string_value(
+			    json_object_get(h, "state")));
+	json_decref(r);
+	return state;
+}
+
+/* Drain shows in hosts and in the event stream; undrain brings it back. */
+Test(service, drain_undrain_and_watch)
+{
+	json_t *r;
+	char *line;
+	int fd;
+
+	svc_setup("svc-drain", 2, "2:3", 0);
+	cr_assert_geq(fd = tst_daemon_connect(&svc.td), 0);
+	line = tst_daemon_rpc(fd, "{\"cmd\":\"watch\"}");
+	cr_assert_not_null(line);
+	cr_assert_not_null(strstr(line, "\"watching\":true"), "%s", line);
+	free(line);
+	r = svc_req("{\"cmd\":\"drain\",\"host\":\"h0\"}");
+	cr_assert(json_is_true(json_object_get(r, "ok")));
+	json_decref(r);
+	cr_assert_str_eq(svc_host_state("h0"), "draining");
+	line = tst_daemon_read_line(fd);
+	cr_assert_not_null(line, "no event after drain");
+	cr_assert_not_null(strstr(line, "\"event\":\"host\""), "%s", line);
+	cr_assert_not_null(strstr(line, "\"host\":\"h0\""), "%s", line);
+	free(line);
+	close(fd);
+	r = svc_req("{\"cmd\":\"undrain\",\"host\":\"h0\"}");
+	cr_assert(json_is_true(json_object_get(r, "ok")));
+	json_decref(r);
+	cr_assert_str_neq(svc_host_state("h0"), "draining");
 }
