@@ -39,6 +39,7 @@ struct boot {
 
 static void	boot_connect(struct boot *);
 
+/* The last handle is closed: nothing can reach the boot any more. */
 static void
 boot_freed(uv_handle_t *h)
 {
@@ -52,6 +53,7 @@ boot_freed(uv_handle_t *h)
 	free(b);
 }
 
+/* The power-cycle process handle must close before the timer, which frees. */
 static void
 boot_proc_closed(uv_handle_t *h)
 {
@@ -81,6 +83,7 @@ boot_finish(struct boot *b, int rc, const struct bd_error *err)
 		uv_close((uv_handle_t *)&b->timer, boot_freed);
 }
 
+/* Every wait is bounded by what is left of the boot timeout. */
 static uint64_t
 boot_left(struct boot *b)
 {
@@ -89,6 +92,7 @@ boot_left(struct boot *b)
 	return b->deadline > now ? b->deadline - now : 0;
 }
 
+/* The host was power cycled: the wait starts over with a full timeout. */
 static void
 boot_on_power_exit(uv_process_t *p, int64_t status, int sig)
 {
@@ -106,6 +110,7 @@ boot_on_power_exit(uv_process_t *p, int64_t status, int sig)
 	boot_connect(b);
 }
 
+/* A power-cycle command that hangs must not hang the boot wait. */
 static void
 boot_on_power_timeout(uv_timer_t *t)
 {
@@ -175,6 +180,7 @@ boot_expired(struct boot *b)
 	boot_finish(b, -ETIMEDOUT, &err);
 }
 
+/* The pause between two checks is over. */
 static void
 boot_on_pause(uv_timer_t *t)
 {
@@ -214,6 +220,7 @@ boot_trim(char *dst, size_t dstsz, const char *s, size_t len)
 	dst[len] = '\0';
 }
 
+/* The expected kernel ends the wait; anything else means try again. */
 static void
 boot_on_check(void *arg, const struct exec_result *r)
 {
@@ -243,6 +250,7 @@ boot_on_check(void *arg, const struct exec_result *r)
 	boot_retry(b);
 }
 
+/* SSH answers again; a refused key is final, the rest is retried. */
 static void
 boot_on_connected(void *arg, int rc, const struct bd_error *err)
 {
@@ -278,6 +286,7 @@ boot_on_connected(void *arg, int rc, const struct bd_error *err)
 		boot_finish(b, e.code, &e);
 }
 
+/* Reconnects with backoff for what is left of the timeout. */
 static void
 boot_connect(struct boot *b)
 {
@@ -287,6 +296,7 @@ boot_connect(struct boot *b)
 	ssh_connect(b->conn, &b->waiter, boot_left(b), boot_on_connected, b);
 }
 
+/* Copies the options so the caller may free its strings at once. */
 int
 boot_wait(struct ssh_conn *c, const struct boot_opts *o, boot_done_cb *cb,
     void *arg, struct boot **out, struct bd_error *err)
@@ -316,6 +326,7 @@ boot_wait(struct ssh_conn *c, const struct boot_opts *o, boot_done_cb *cb,
 	return 0;
 }
 
+/* A running check is killed on the host; otherwise the wait just ends. */
 void
 boot_cancel(struct boot *b)
 {

@@ -16,6 +16,7 @@ struct cache_mem {
 	struct cache_mem_entry	*head;
 };
 
+/* One FNV-1a step over a string, with a separator after it. */
 static uint64_t
 cache_fnv(uint64_t h, const char *s)
 {
@@ -39,6 +40,7 @@ cache_config_hash(const struct config_benchmark *b)
 	return cache_fnv(h, b->artifact);
 }
 
+/* The key names the build, not the run: no host, no run id. */
 void
 cache_key_init(struct cache_key *k, const char *group,
     const struct config_benchmark *b, const char *commit)
@@ -49,6 +51,7 @@ cache_key_init(struct cache_key *k, const char *group,
 	k->config = cache_config_hash(b);
 }
 
+/* A NULL cache never hits, so callers need no special case. */
 int
 cache_lookup(const struct cache *c, const struct cache_key *k,
     struct cache_hit *hit)
@@ -59,6 +62,7 @@ cache_lookup(const struct cache *c, const struct cache_key *k,
 	return c->ops->lookup(c->arg, k, hit);
 }
 
+/* A NULL cache stores nothing, so callers need no special case. */
 int
 cache_store(const struct cache *c, const struct cache_key *k,
     const char *host, const char *artifact)
@@ -68,6 +72,7 @@ cache_store(const struct cache *c, const struct cache_key *k,
 	return c->ops->store(c->arg, k, host, artifact ? artifact : "");
 }
 
+/* Called when an artifact named by the cache turned out to be gone. */
 void
 cache_forget(const struct cache *c, const struct cache_key *k)
 {
@@ -75,6 +80,7 @@ cache_forget(const struct cache *c, const struct cache_key *k)
 		c->ops->forget(c->arg, k);
 }
 
+/* Frees the strings a lookup handed out. */
 void
 cache_hit_release(struct cache_hit *hit)
 {
@@ -83,6 +89,7 @@ cache_hit_release(struct cache_hit *hit)
 	hit->host = hit->artifact = NULL;
 }
 
+/* Returns the link pointing at the entry, or at the list end. */
 static struct cache_mem_entry **
 cache_mem_find(struct cache_mem *m, const struct cache_key *k)
 {
@@ -98,6 +105,7 @@ cache_mem_find(struct cache_mem *m, const struct cache_key *k)
 	return pp;
 }
 
+/* Hands out copies, so the entry may be replaced meanwhile. */
 static int
 cache_mem_lookup(void *arg, const struct cache_key *k, struct cache_hit *hit)
 {
@@ -110,6 +118,7 @@ cache_mem_lookup(void *arg, const struct cache_key *k, struct cache_hit *hit)
 	return 0;
 }
 
+/* Frees one entry and the strings it owns. */
 static void
 cache_mem_entry_free(struct cache_mem_entry *e)
 {
@@ -121,6 +130,7 @@ cache_mem_entry_free(struct cache_mem_entry *e)
 	free(e);
 }
 
+/* Drops the entry of a key, if there is one. */
 static void
 cache_mem_forget(void *arg, const struct cache_key *k)
 {
@@ -159,12 +169,14 @@ static const struct cache_ops cache_mem_ops = {
 	cache_mem_forget,
 };
 
+/* An empty cache; cache_mem_free() releases it. */
 struct cache_mem *
 cache_mem_new(void)
 {
 	return xcalloc(1, sizeof(struct cache_mem));
 }
 
+/* Frees every entry, then the cache. */
 void
 cache_mem_free(struct cache_mem *m)
 {
@@ -179,6 +191,7 @@ cache_mem_free(struct cache_mem *m)
 	free(m);
 }
 
+/* Lets code that takes a struct cache use the in-memory one. */
 void
 cache_mem_bind(struct cache_mem *m, struct cache *c)
 {

@@ -7,6 +7,7 @@
 
 #include "common/xmalloc.h"
 #include "remote/exec.h"
+#include "remote/oneshot.h"
 #include "remote/quote.h"
 
 #define EXEC_WINDOW		(256 * 1024)
@@ -47,9 +48,8 @@ struct exec {
 	uint64_t		 timeout_ms, grace_ms, connect_wait_ms;
 	struct ssh_waiter	 waiter;
 	struct ssh_op		 op;		/* the command's channel */
-	struct ssh_op		 kop;		/* the kill channel */
-	LIBSSH2_CHANNEL		*ch, *kch;
-	enum exec_phase		 phase, kphase;
+	LIBSSH2_CHANNEL		*ch;
+	enum exec_phase		 phase;
 	int			 exec_sent;
 	int			 relinked;	/* reconnected once already */
 	int			 killing, kill_started, kill_active;
@@ -101,6 +101,7 @@ exec_tail_add(struct exec *e, const char *p, size_t n)
 	}
 }
 
+/* Reverses n bytes in place; three of these rotate the ring. */
 static void
 exec_reverse(char *p, size_t n)
 {
@@ -125,6 +126,7 @@ exec_tail_flatten(struct exec *e)
 	exec_reverse(e->tail, e->tail_max);
 }
 
+/* One wording for how a command ended, used in every message. */
 void
 exec_describe(const struct exec_result *r, char *buf, size_t bufsz)
 {
@@ -141,6 +143,7 @@ exec_describe(const struct exec_result *r, char *buf, size_t bufsz)
 	}
 }
 
+/* The timer is closed: the exec is no longer referenced anywhere. */
 static void
 exec_freed(uv_handle_t *h)
 {
@@ -159,7 +162,6 @@ exec_on_report(uv_timer_t *t)
 	struct exec_result *r = &e->res;
 
 	ssh_op_detach(&e->op);
-	ssh_op_detach(&e->kop);
 	ssh_waiter_cancel(&e->waiter);
 	if (e->failed)
 		r->status = e->fail_status;
@@ -224,6 +226,7 @@ exec_fail(struct exec *e, int rc, const char *what)
 	return SSH_PUMP_DONE;
 }
 
+/* The buffer is free again: the channel may be read once more. */
 static void
 exec_on_written(uv_fs_t *req)
 {
@@ -346,6 +349,7 @@ exec_read(struct exec *e, LIBSSH2_SESSION *s)
 	return SSH_PUMP_AGAIN;
 }
 
+/* The command ran too long: kill its process group on the host. */
 static void
 exec_on_timeout(uv_timer_t *t)
 {
@@ -374,6 +378,7 @@ exec_exit_status(struct exec *e, LIBSSH2_SESSION *s)
 	}
 }
 
+/* Open, start, stream, close: each phase resumes where libssh2 said EAGAIN. */
 static enum ssh_pump
 exec_pump(struct ssh_op *op, LIBSSH2_SESSION *s)
 {
@@ -476,112 +481,16 @@ exec_lost(struct ssh_op *op, const struct bd_error *err)
 	exec_maybe_report(e);
 }
 
-/* The kill channel: TERM to the group, a grace period, then KILL. */
-static enum ssh_pump
-exec_kill_pump(struct ssh_op *op, LIBSSH2_SESSION *s)
+/* The kill channel is done; the report may follow. */
+static void
+exec_on_killed(void *arg, int rc)
 {
-	struct exec *e = exec_of(op, kop);
-	char cmd[512], drain[256];
-	ssize_t n;
-	int rc;
+	struct exec *e = arg;
 
-	switch (e->kphase) {
-	case EP_CONNECT:
-	case EP_OPEN:
-		if (!ssh_open_lock(e->conn, op))
-			return SSH_PUMP_WAIT;
-		e->kch = libssh2_channel_open_ex(s, "session", 7, 4096, 4096,
-		    NULL, 0);
-		if (e->kch == NULL) {
-			rc = libssh2_session_last_errno(s);
-			if (rc == LIBSSH2_ERROR_EAGAIN)
-				return SSH_PUMP_AGAIN;
-			ssh_open_unlock(e->conn, op);
-			goto fail;
-		}
-		ssh_open_unlock(e->conn, op);
-		e->kphase = EP_EXEC;
-		/* FALLTHROUGH */
-	case EP_EXEC:
-		snprintf(cmd, sizeof(cmd), "exec /bin/sh -c 'kill -TERM -%ld "
-		    "2>/dev/null || exit 0; n=0; while kill -0 -%ld 2>/dev/null"
-		    " && [ $n -lt %llu ]; do sleep 0.1; n=$((n+1)); done; "
-		    "kill -KILL -%ld 2>/dev/null; exit 0'", e->res.pgid,
-		    e->res.pgid, (unsigned long long)(e->grace_ms / 100),
-		    e->res.pgid);
-		rc = libssh2_channel_process_startup(e->kch, "exec", 4, cmd,
-		    (unsigned)strlen(cmd));
-		if (rc == LIBSSH2_ERROR_EAGAIN)
-			return SSH_PUMP_AGAIN;
-		if (rc != 0)
-			goto fail;
-		e->kphase = EP_READ;
-		/* FALLTHROUGH */
-	case EP_READ:
-		n = libssh2_channel_read(e->kch, drain, sizeof(drain));
-		if (n == LIBSSH2_ERROR_EAGAIN)
-			return SSH_PUMP_AGAIN;
-		if (n > 0)
-			return SSH_PUMP_PROGRESS;
-		if (n < 0)
-			goto fail;
-		if (!libssh2_channel_eof(e->kch))
-			return SSH_PUMP_AGAIN;
-		e->kphase = EP_CLOSE;
-		/* FALLTHROUGH */
-	case EP_CLOSE:
-		rc = libssh2_channel_close(e->kch);
-		if (rc == LIBSSH2_ERROR_EAGAIN)
-			return SSH_PUMP_AGAIN;
-		e->kphase = EP_WAITCLOSED;
-		/* FALLTHROUGH */
-	case EP_WAITCLOSED:
-		rc = libssh2_channel_wait_closed(e->kch);
-		if (rc == LIBSSH2_ERROR_EAGAIN)
-			return SSH_PUMP_AGAIN;
-		e->kphase = EP_FREE;
-		/* FALLTHROUGH */
-	case EP_FREE:
-		rc = libssh2_channel_free(e->kch);
-		if (rc == LIBSSH2_ERROR_EAGAIN)
-			return SSH_PUMP_AGAIN;
-		e->kch = NULL;
-		e->kphase = EP_DONE;
-		/* FALLTHROUGH */
-	case EP_DONE:
-		break;
-	}
+	(void)rc;	/* the deadline timer handles a kill that failed */
 	e->kill_active = 0;
 	exec_maybe_report(e);
 	ssh_kick(e->conn);
-	return SSH_PUMP_DONE;
-fail:
-	{
-		struct bd_error err;
-
-		if (ssh_op_failed(op, (int)libssh2_session_last_errno(s),
-		    "killing the remote process group", &err))
-			return SSH_PUMP_WAIT;
-		/* The deadline timer disconnects if the command lives on. */
-		if (e->kch != NULL && e->kphase < EP_CLOSE) {
-			e->kphase = EP_CLOSE;
-			return SSH_PUMP_PROGRESS;
-		}
-		e->kill_active = 0;
-		exec_maybe_report(e);
-		return SSH_PUMP_DONE;
-	}
-}
-
-static void
-exec_kill_lost(struct ssh_op *op, const struct bd_error *err)
-{
-	struct exec *e = exec_of(op, kop);
-
-	(void)err;
-	e->kch = NULL;
-	e->kill_active = 0;
-	exec_maybe_report(e);
 }
 
 /*
@@ -605,6 +514,8 @@ exec_on_kill_deadline(uv_timer_t *t)
 static void
 exec_kill(struct exec *e, enum exec_status reason, const char *why)
 {
+	char cmd[512];
+
 	if (e->main_done || e->report_due)
 		return;
 	if (!e->killing) {
@@ -629,18 +540,18 @@ exec_kill(struct exec *e, enum exec_status reason, const char *why)
 	}
 	e->kill_started = 1;
 	e->kill_active = 1;
-	e->kphase = EP_OPEN;
-	e->kop.pump = exec_kill_pump;
-	e->kop.lost = exec_kill_lost;
-	ssh_op_attach(e->conn, &e->kop);
+	oneshot_kill_cmd(cmd, sizeof(cmd), e->res.pgid, e->grace_ms);
+	oneshot_start(e->conn, cmd, exec_on_killed, e);
 }
 
+/* Cancelling is a kill with another reason. */
 void
 exec_cancel(struct exec *e)
 {
 	exec_kill(e, EXEC_CANCELLED, "cancelled");
 }
 
+/* The link is up: attach the command channel to it. */
 static void
 exec_on_connected(void *arg, int rc, const struct bd_error *err)
 {
@@ -656,6 +567,7 @@ exec_on_connected(void *arg, int rc, const struct bd_error *err)
 	ssh_op_attach(e->conn, &e->op);
 }
 
+/* Builds the wrapped command and connects; the rest happens in the loop. */
 int
 exec_start(struct ssh_conn *c, const struct exec_opts *o, exec_done_cb *cb,
     void *arg, struct exec **out, struct bd_error *err)

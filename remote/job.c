@@ -31,6 +31,7 @@ struct job_queue {
 
 static void	job_dispatch(struct job_queue *);
 
+/* Frees a job that no callback can reach any more. */
 static void
 job_free(struct job *j)
 {
@@ -41,6 +42,7 @@ job_free(struct job *j)
 	free(j);
 }
 
+/* Places what can run, then lets the owner submit more. */
 static void
 job_on_dispatch(uv_timer_t *t)
 {
@@ -60,6 +62,7 @@ job_soon(void *arg)
 	uv_timer_start(&q->timer, job_on_dispatch, 0, 0);
 }
 
+/* The queue listens to the pool for hosts becoming free. */
 struct job_queue *
 job_queue_new(struct pool *p)
 {
@@ -72,12 +75,14 @@ job_queue_new(struct pool *p)
 	return q;
 }
 
+/* The timer is closed: the queue can go. */
 static void
 job_queue_freed(uv_handle_t *h)
 {
 	free(h->data);
 }
 
+/* Stops listening to the pool and frees the queue asynchronously. */
 void
 job_queue_free(struct job_queue *q)
 {
@@ -85,6 +90,7 @@ job_queue_free(struct job_queue *q)
 	uv_close((uv_handle_t *)&q->timer, job_queue_freed);
 }
 
+/* The owner hears when more work could be placed. */
 void
 job_queue_set_avail_cb(struct job_queue *q, pool_avail_cb *cb, void *arg)
 {
@@ -92,12 +98,14 @@ job_queue_set_avail_cb(struct job_queue *q, pool_avail_cb *cb, void *arg)
 	q->avail_arg = arg;
 }
 
+/* Tells status views where a job runs. */
 const char *
 job_host(const struct job *j)
 {
 	return j->test != NULL ? pool_host_config(j->test)->name : NULL;
 }
 
+/* Retries go to the front: they have waited their turn already. */
 static void
 job_enqueue(struct job_queue *q, struct job *j, int front)
 {
@@ -117,6 +125,7 @@ job_enqueue(struct job_queue *q, struct job *j, int front)
 	job_soon(q);
 }
 
+/* Takes a job out of the waiting list, wherever it is. */
 static void
 job_unqueue(struct job_queue *q, struct job *j)
 {
@@ -160,6 +169,7 @@ job_host_outcome(const struct step_result *r, struct pool_host *h)
 	return STEP_CANCELLED;		/* neutral for the other host */
 }
 
+/* The host to avoid on the retry: the one the step blamed. */
 static struct pool_host *
 job_blamed(struct job *j, const struct step_result *r)
 {
@@ -175,6 +185,7 @@ job_blamed(struct job *j, const struct step_result *r)
 	return j->test;
 }
 
+/* Charges hosts, retries infrastructure failures, records the rest once. */
 static void
 job_on_step(void *arg, const struct step_result *r)
 {
@@ -336,6 +347,7 @@ job_dispatch(struct job_queue *q)
 	}
 }
 
+/* Copies the spec and queues the job; dispatch happens on a later turn. */
 int
 job_submit(struct job_queue *q, const struct job_spec *spec,
     job_done_cb *cb, void *arg, struct job **out, struct bd_error *err)
@@ -362,6 +374,7 @@ job_submit(struct job_queue *q, const struct job_spec *spec,
 	return 0;
 }
 
+/* A running job is killed on its host; a waiting one just ends. */
 void
 job_cancel(struct job *j)
 {

@@ -80,6 +80,7 @@ static LIBSSH2_RECV_FUNC(link_recv)
 	return n;
 }
 
+/* Starts a non-blocking connect; the poll tells when it is done. */
 int
 link_open(uv_loop_t *loop, const struct sockaddr *sa, socklen_t len,
     const struct link_params *p, struct link_meter *meter, void *data,
@@ -113,6 +114,7 @@ link_open(uv_loop_t *loop, const struct sockaddr *sa, socklen_t len,
 	return 0;
 }
 
+/* Changes the poll only when the events change: epoll calls cost. */
 void
 link_poll(struct link *l, int events, uv_poll_cb cb)
 {
@@ -125,10 +127,11 @@ link_poll(struct link *l, int events, uv_poll_cb cb)
 		uv_poll_start(&l->poll, events, cb);
 }
 
+/* Maps libssh2's block directions to poll events (readable at least). */
 int
-link_wanted(const struct link *l)
+link_events(LIBSSH2_SESSION *s)
 {
-	int d = libssh2_session_block_directions(l->s), ev = 0;
+	int d = libssh2_session_block_directions(s), ev = 0;
 
 	if (d & LIBSSH2_SESSION_BLOCK_INBOUND)
 		ev |= UV_READABLE;
@@ -184,10 +187,11 @@ link_login_error(struct link *l, const struct link_params *p, int final,
 {
 	char *msg = NULL;
 
-	libssh2_session_last_error(l->s, &msg, NULL, 0);
+	int rc = libssh2_session_last_error(l->s, &msg, NULL, 0);
+
 	return bd_error_set(err, final ? -EPERM : -ECONNRESET,
-	    "%s: %s %s failed: %s", p->name, p->address, what,
-	    msg != NULL ? msg : "unknown error");
+	    "%s: %s %s failed: %s (libssh2 %d)", p->name, p->address, what,
+	    msg != NULL ? msg : "unknown error", rc);
 }
 
 /* The TCP connect finished (or failed) when the socket became writable. */
@@ -216,6 +220,41 @@ link_connected(struct link *l, const struct link_params *p,
 	    LINK_HOSTKEY_PREF);
 	l->phase = LINK_HANDSHAKE;
 	return 0;
+}
+
+/* The peer closed the connection (or it broke): nothing more to read. */
+static int
+link_peer_gone(const struct link *l)
+{
+	char c;
+	ssize_t n = recv(l->fd, &c, 1, MSG_PEEK | MSG_DONTWAIT);
+
+	return n == 0 || (n < 0 && errno != EAGAIN && errno != EWOULDBLOCK);
+}
+
+/*
+ * Only a refusal is final: the server rejected the key, or the key file
+ * cannot be used (unreadable, wrong passphrase).  libssh2 1.10 reports a
+ * connection dropped while waiting for the answer with the same code as a
+ * rejection, but a server that rejects keeps the connection open: a gone
+ * peer (a host rebooting mid-login) is worth another attempt.
+ */
+static int
+link_auth_final(const struct link *l, int rc)
+{
+	if (link_peer_gone(l))
+		return 0;
+	switch (rc) {
+	case LIBSSH2_ERROR_AUTHENTICATION_FAILED:
+	case LIBSSH2_ERROR_PUBLICKEY_UNVERIFIED:
+	case LIBSSH2_ERROR_PUBLICKEY_PROTOCOL:
+	case LIBSSH2_ERROR_FILE:
+	case LIBSSH2_ERROR_METHOD_NONE:
+	case LIBSSH2_ERROR_METHOD_NOT_SUPPORTED:
+		return 1;
+	default:
+		return 0;
+	}
 }
 
 /* Each phase resumes where libssh2 said EAGAIN. */
@@ -251,9 +290,7 @@ link_login(struct link *l, const struct link_params *p, uv_poll_cb cb,
 		goto again;
 	link_forget_passphrase(l);
 	if (rc != 0) {
-		*final = rc != LIBSSH2_ERROR_SOCKET_RECV &&
-		    rc != LIBSSH2_ERROR_SOCKET_SEND &&
-		    rc != LIBSSH2_ERROR_SOCKET_DISCONNECT;
+		*final = link_auth_final(l, rc);
 		return link_login_error(l, p, *final, "public key "
 		    "authentication", err);
 	}
@@ -261,10 +298,11 @@ link_login(struct link *l, const struct link_params *p, uv_poll_cb cb,
 	link_poll(l, 0, cb);
 	return 0;
 again:
-	link_poll(l, link_wanted(l), cb);
+	link_poll(l, link_events(l->s), cb);
 	return LIBSSH2_ERROR_EAGAIN;
 }
 
+/* Turns the socket's pending error into words. */
 const char *
 link_socket_error(const struct link *l)
 {
@@ -276,6 +314,7 @@ link_socket_error(const struct link *l)
 	return soerr != 0 ? strerror(soerr) : "socket error";
 }
 
+/* The poll handle is closed: the socket and the link can go. */
 static void
 link_closed(uv_handle_t *h)
 {

@@ -87,8 +87,8 @@ int	 link_login(struct link *l, const struct link_params *p,
 
 /* Polls for events (0 stops polling). */
 void	 link_poll(struct link *l, int events, uv_poll_cb cb);
-/* The poll events libssh2 is blocked on after an EAGAIN. */
-int	 link_wanted(const struct link *l);
+/* The poll events session s is blocked on after an EAGAIN. */
+int	 link_events(LIBSSH2_SESSION *s);
 /* Why the socket failed, in words (libuv only says "bad fd"). */
 const char *link_socket_error(const struct link *l);
 /* Frees the session and, asynchronously, the link. */

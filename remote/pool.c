@@ -30,12 +30,14 @@ static const char *const pool_health_names[] = {
 	"up", "down", "quarantined", "draining",
 };
 
+/* Names for logs and the control protocol. */
 const char *
 pool_health_name(enum pool_health h)
 {
 	return (unsigned)h < 4 ? pool_health_names[h] : "?";
 }
 
+/* Copies optional strings. */
 static char *
 pool_dup(const char *s)
 {
@@ -58,6 +60,7 @@ pool_copy_host(struct config_host *dst, const struct config_host *src)
 	dst->power_cycle = pool_dup(src->power_cycle);
 }
 
+/* Frees the strings of a copied host. */
 static void
 pool_free_host(struct config_host *h)
 {
@@ -72,6 +75,7 @@ pool_free_host(struct config_host *h)
 	free(h->power_cycle);
 }
 
+/* Lets the scheduler place waiting work. */
 static void
 pool_tell(struct pool *p)
 {
@@ -79,6 +83,7 @@ pool_tell(struct pool *p)
 		p->avail(p->avail_arg);
 }
 
+/* A DOWN host answered: it may be leased again. */
 static void
 pool_on_probe(void *arg, int rc, const struct bd_error *err)
 {
@@ -112,6 +117,7 @@ pool_on_health(uv_timer_t *t)
 	}
 }
 
+/* Copies the hosts and makes one connection each; none connects yet. */
 int
 pool_new(uv_loop_t *loop, const struct config_host *hosts, size_t n,
     uint64_t health_ms, struct pool **out, struct bd_error *err)
@@ -145,12 +151,14 @@ pool_new(uv_loop_t *loop, const struct config_host *hosts, size_t n,
 	return 0;
 }
 
+/* The health timer is closed: the pool can go. */
 static void
 pool_freed(uv_handle_t *t)
 {
 	free(t->data);
 }
 
+/* Closes every connection; the pool goes once its timer is closed. */
 void
 pool_free(struct pool *p)
 {
@@ -169,6 +177,7 @@ pool_free(struct pool *p)
 	uv_close((uv_handle_t *)&p->health, pool_freed);
 }
 
+/* One listener: the job queue. */
 void
 pool_set_avail_cb(struct pool *p, pool_avail_cb *cb, void *arg)
 {
@@ -176,12 +185,14 @@ pool_set_avail_cb(struct pool *p, pool_avail_cb *cb, void *arg)
 	p->avail_arg = arg;
 }
 
+/* The loop the pool runs on, for modules that need timers. */
 uv_loop_t *
 pool_loop(const struct pool *p)
 {
 	return p->loop;
 }
 
+/* Looks a host up by its configured name. */
 struct pool_host *
 pool_find(struct pool *p, const char *name)
 {
@@ -194,12 +205,14 @@ pool_find(struct pool *p, const char *name)
 	return NULL;
 }
 
+/* For listing hosts. */
 size_t
 pool_count(const struct pool *p)
 {
 	return p->n;
 }
 
+/* A snapshot of one host for status views. */
 void
 pool_info(const struct pool *p, size_t i, struct pool_host_info *out)
 {
@@ -214,6 +227,7 @@ pool_info(const struct pool *p, size_t i, struct pool_host_info *out)
 	out->last_error = h->last_error;
 }
 
+/* Hosts a job failed on are not leased to it again. */
 static bool
 pool_excluded(const struct pool_host *h, struct pool_host *const *ex,
     size_t n)
@@ -257,6 +271,7 @@ pool_lease(struct pool *p, const char *group, unsigned roles,
 	return could ? -EBUSY : -ENOENT;
 }
 
+/* Counts infrastructure failures towards quarantine; success clears them. */
 void
 pool_release(struct pool *p, struct pool_host *h, enum step_outcome o,
     const char *why)
@@ -280,6 +295,7 @@ pool_release(struct pool *p, struct pool_host *h, enum step_outcome o,
 	pool_tell(p);
 }
 
+/* The host finishes its lease and takes no new one. */
 int
 pool_drain(struct pool *p, const char *name)
 {
@@ -291,6 +307,7 @@ pool_drain(struct pool *p, const char *name)
 	return 0;
 }
 
+/* Back into service after a health probe; also lifts a quarantine. */
 int
 pool_undrain(struct pool *p, const char *name)
 {
@@ -304,18 +321,21 @@ pool_undrain(struct pool *p, const char *name)
 	return 0;
 }
 
+/* The host's one connection, reused by every step. */
 struct ssh_conn *
 pool_host_conn(struct pool_host *h)
 {
 	return h->conn;
 }
 
+/* The pool's copy of the host's configuration. */
 const struct config_host *
 pool_host_config(const struct pool_host *h)
 {
 	return &h->cfg;
 }
 
+/* For schedulers that count usable hosts. */
 enum pool_health
 pool_host_health(const struct pool_host *h)
 {

@@ -72,6 +72,7 @@ struct relay {
 
 static void	relay_next(struct relay *);
 
+/* The timer is closed: the relay can go. */
 static void
 relay_freed(uv_handle_t *h)
 {
@@ -86,6 +87,7 @@ relay_freed(uv_handle_t *h)
 	free(r);
 }
 
+/* Reports outside any pump, then frees. */
 static void
 relay_on_report(uv_timer_t *t)
 {
@@ -255,6 +257,10 @@ relay_write(struct relay_side *sd)
 	return SSH_PUMP_PROGRESS;
 }
 
+/*
+ * SFTP start, open, transfer, close: each resumes where libssh2 said
+ * EAGAIN.
+ */
 static enum ssh_pump
 relay_pump(struct ssh_op *op, LIBSSH2_SESSION *s)
 {
@@ -330,6 +336,7 @@ relay_pump(struct ssh_op *op, LIBSSH2_SESSION *s)
 	return SSH_PUMP_DONE;
 }
 
+/* The link died under one side: the relay fails as infrastructure. */
 static void
 relay_lost(struct ssh_op *op, const struct bd_error *err)
 {
@@ -341,6 +348,7 @@ relay_lost(struct ssh_op *op, const struct bd_error *err)
 	relay_fail(sd->r, sd->id, 1, err);
 }
 
+/* The side's host answers: its SFTP op can start. */
 static void
 relay_on_connected(void *arg, int rc, const struct bd_error *err)
 {
@@ -355,6 +363,7 @@ relay_on_connected(void *arg, int rc, const struct bd_error *err)
 	ssh_op_attach(sd->conn, &sd->op);
 }
 
+/* Connects one side; its op is attached when the link is up. */
 static void
 relay_side_start(struct relay_side *sd)
 {
@@ -381,6 +390,7 @@ relay_parse_sum(struct relay_side *sd, const struct exec_result *x)
 	return 0;
 }
 
+/* A helper command ended: check it, then go to the next stage. */
 static void
 relay_exec_done(void *arg, const struct exec_result *x)
 {
@@ -515,6 +525,7 @@ relay_next(struct relay *r)
 	relay_maybe_report(r);
 }
 
+/* The parts that copy and fetch share. */
 static struct relay *
 relay_new(struct ssh_conn *src, const char *src_path, uint64_t wait_ms,
     relay_done_cb *cb, void *arg)
@@ -538,6 +549,7 @@ relay_new(struct ssh_conn *src, const char *src_path, uint64_t wait_ms,
 	return r;
 }
 
+/* Creates the destination directory first, then streams. */
 int
 relay_copy(struct ssh_conn *src, const char *src_path, struct ssh_conn *dst,
     const char *dst_path, uint64_t wait_ms, relay_done_cb *cb, void *arg,
@@ -566,6 +578,7 @@ relay_copy(struct ssh_conn *src, const char *src_path, struct ssh_conn *dst,
 	return 0;
 }
 
+/* Reads into a buffer of max bytes, allocated once. */
 int
 relay_fetch(struct ssh_conn *c, const char *path, size_t max,
     uint64_t wait_ms, relay_done_cb *cb, void *arg, struct relay **out,
@@ -586,6 +599,7 @@ relay_fetch(struct ssh_conn *c, const char *path, size_t max,
 	return 0;
 }
 
+/* Cancelling is a failure with its own code. */
 void
 relay_cancel(struct relay *r)
 {

@@ -9,12 +9,14 @@
 
 #include "common/xmalloc.h"
 #include "remote/link.h"
+#include "remote/oneshot.h"
+#include "remote/pump.h"
 #include "remote/ssh.h"
 
 #define SSH_BACKOFF_MIN_MS	100
 #define SSH_BACKOFF_MAX_MS	2000
 #define SSH_DRIVE_ROUNDS	8
-#define SSH_PROBE_WINDOW	4096
+#define SSH_SLICE_NS		(2 * 1000 * 1000)	/* per loop turn */
 
 enum ssh_state {
 	SSH_IDLE = 0,		/* no link */
@@ -36,6 +38,7 @@ struct ssh_conn {
 	struct link_meter	 meter;
 	uv_timer_t		 timer;		/* attempt timeout, backoff */
 	uv_timer_t		 katimer;	/* keepalive */
+	uv_prepare_t		 prep;		/* resets the time slice */
 	uv_idle_t		 kick;
 	uv_getaddrinfo_t	 gai;
 	int			 gai_active;
@@ -45,24 +48,28 @@ struct ssh_conn {
 	struct bd_error		 last_err;
 
 	struct ssh_waiter	*waiters;
-	struct ssh_op		*ops;
-	struct ssh_op		*open_owner, *out_owner;
-	unsigned		 gen;
-	int			 driving, redrive;
-	int			 broken;
-	struct bd_error		 broken_err;
+	struct pump		 pump;		/* the ops on the link */
 
 	uint64_t		 probe_started;
-	int			 probing, probe_state;
-	struct ssh_op		 probe;
-	LIBSSH2_CHANNEL		*probe_ch;
+	int			 probing;
 
 	struct ssh_stats	 stats;
 };
 
+/*
+ * Time spent on SSH work since the loop last polled, over all connections:
+ * when hundreds of sessions stream at once, the loop still polls (and
+ * serves the control socket) every SSH_SLICE_NS or so.  Each connection's
+ * prepare handle resets it just before the poll.  One loop thread only.
+ */
+static uint64_t		 ssh_slice_used;
+
 static void	ssh_attempt(struct ssh_conn *);
 static void	ssh_drive(struct ssh_conn *);
 static void	ssh_on_keepalive(uv_timer_t *);
+static void	ssh_on_poll(uv_poll_t *, int, int);
+static void	ssh_on_prepare(uv_prepare_t *);
+static void	ssh_login_step(struct ssh_conn *);
 
 /* Copies the host fields so a config reload cannot pull them away. */
 int
@@ -102,21 +109,26 @@ ssh_conn_new(uv_loop_t *loop, const struct config_host *h,
 	c->keepalive_ms = h->keepalive_ms;
 	c->backoff_ms = SSH_BACKOFF_MIN_MS;
 	c->meter.loop = loop;
+	pump_init(&c->pump);
 	uv_timer_init(loop, &c->timer);
 	uv_timer_init(loop, &c->katimer);
 	uv_idle_init(loop, &c->kick);
-	c->timer.data = c->katimer.data = c->kick.data = c;
-	c->handles = 3;
+	uv_prepare_init(loop, &c->prep);
+	c->timer.data = c->katimer.data = c->kick.data = c->prep.data = c;
+	c->handles = 4;
+	uv_prepare_start(&c->prep, ssh_on_prepare);
+	uv_unref((uv_handle_t *)&c->prep);
 	*out = c;
 	return 0;
 }
 
-/* Frees the connection only when libuv has let go of every handle. */
+/*
+ * Frees the connection only when libuv has let go of every handle and no
+ * keepalive probe can call back any more.
+ */
 static void
-ssh_handle_closed(uv_handle_t *h)
+ssh_unref(struct ssh_conn *c)
 {
-	struct ssh_conn *c = h->data;
-
 	if (--c->handles > 0)
 		return;
 	free(c->name);
@@ -128,20 +140,26 @@ ssh_handle_closed(uv_handle_t *h)
 	free(c);
 }
 
+/* Each closed handle gives back its reference. */
+static void
+ssh_handle_closed(uv_handle_t *h)
+{
+	ssh_unref(h->data);
+}
+
 /* Forgets the link and everything that only made sense on it. */
 static void
 ssh_link_close(struct ssh_conn *c, int graceful)
 {
-	c->open_owner = c->out_owner = NULL;
-	c->probing = 0;
-	c->probe_ch = NULL;
-	c->broken = 0;
+	c->pump.open_owner = c->pump.out_owner = NULL;
+	c->pump.broken = 0;
 	if (c->link != NULL) {
 		link_close(c->link, graceful);
 		c->link = NULL;
 	}
 }
 
+/* Takes a waiter out of the list; safe when it is not in it. */
 static void
 ssh_waiter_unlink(struct ssh_waiter *w)
 {
@@ -190,10 +208,9 @@ ssh_ops_lost(struct ssh_conn *c, const struct bd_error *err)
 {
 	struct ssh_op *op;
 
-	while ((op = c->ops) != NULL) {
+	while ((op = c->pump.ops) != NULL) {
 		ssh_op_detach(op);
-		if (op != &c->probe)
-			op->lost(op, err);
+		op->lost(op, err);
 	}
 }
 
@@ -213,6 +230,7 @@ ssh_link_lost(struct ssh_conn *c, const struct bd_error *why)
 	ssh_ops_lost(c, &err);
 }
 
+/* The backoff is over: try again. */
 static void
 ssh_on_backoff(uv_timer_t *t)
 {
@@ -248,6 +266,7 @@ ssh_attempt_failed(struct ssh_conn *c, int final, const struct bd_error *err)
 	uv_timer_start(&c->timer, ssh_on_backoff, delay ? delay : 1, 0);
 }
 
+/* Connect, handshake and authentication together took too long. */
 static void
 ssh_on_attempt_timeout(uv_timer_t *t)
 {
@@ -277,33 +296,63 @@ ssh_ready(struct ssh_conn *c)
 	ssh_kick(c);
 }
 
+/* The loop is about to poll: a new time slice begins. */
+static void
+ssh_on_prepare(uv_prepare_t *h)
+{
+	(void)h;
+	ssh_slice_used = 0;
+}
+
+/* Over the slice: stop polling and continue on the next loop turn. */
+static int
+ssh_defer(struct ssh_conn *c)
+{
+	if (ssh_slice_used < SSH_SLICE_NS)
+		return 0;
+	link_poll(c->link, 0, ssh_on_poll);
+	ssh_kick(c);
+	return 1;
+}
+
+/* One step of connect, handshake, host key check and authentication. */
+static void
+ssh_login_step(struct ssh_conn *c)
+{
+	struct bd_error err;
+	uint64_t t0;
+	int rc, final;
+
+	if (ssh_defer(c))
+		return;
+	t0 = uv_hrtime();
+	rc = link_login(c->link, &c->params, ssh_on_poll, &final, &err);
+	ssh_slice_used += uv_hrtime() - t0;
+	if (rc == 0)
+		ssh_ready(c);
+	else if (rc != LIBSSH2_ERROR_EAGAIN)
+		ssh_attempt_failed(c, final, &err);
+}
+
+/* Socket events go to the login or to the ops, by state. */
 static void
 ssh_on_poll(uv_poll_t *p, int status, int events)
 {
 	struct link *l = p->data;
 	struct ssh_conn *c = l->data;
 	struct bd_error err;
-	int rc, final;
 
 	(void)events;
 	if (l->meter == NULL || c->link != l)
 		return;
-	if (c->state == SSH_READY) {
-		if (status < 0) {
-			bd_error_set(&err, -ECONNRESET, "%s: connection lost: "
-			    "%s", c->name, link_socket_error(l));
-			ssh_link_lost(c, &err);
-		} else
-			ssh_drive(c);
-		return;
-	}
-	if (c->state != SSH_LOGIN)
-		return;
-	rc = link_login(l, &c->params, ssh_on_poll, &final, &err);
-	if (rc == 0)
-		ssh_ready(c);
-	else if (rc != LIBSSH2_ERROR_EAGAIN)
-		ssh_attempt_failed(c, final, &err);
+	if (c->state == SSH_READY && status < 0) {
+		bd_error_set(&err, -ECONNRESET, "%s: connection lost: %s",
+		    c->name, link_socket_error(l));
+		ssh_link_lost(c, &err);
+	} else if (c->state == SSH_READY)
+		ssh_drive(c);
+	else if (c->state == SSH_LOGIN)
+		ssh_login_step(c);
 }
 
 /* Starts the TCP connect; the poll reports when it completes. */
@@ -321,6 +370,7 @@ ssh_tcp_start(struct ssh_conn *c, const struct sockaddr *sa, socklen_t len)
 	link_poll(c->link, UV_WRITABLE, ssh_on_poll);
 }
 
+/* A name resolved (off the loop thread): connect to it. */
 static void
 ssh_on_resolved(uv_getaddrinfo_t *req, int status, struct addrinfo *res)
 {
@@ -378,6 +428,7 @@ ssh_attempt(struct ssh_conn *c)
 	}
 }
 
+/* Ready links answer on the next turn, others after connecting. */
 void
 ssh_connect(struct ssh_conn *c, struct ssh_waiter *w, uint64_t wait_ms,
     ssh_connect_cb *cb, void *arg)
@@ -412,6 +463,7 @@ ssh_waiter_cancel(struct ssh_waiter *w)
 	}
 }
 
+/* A deliberate close: ops are told, no retry is started. */
 void
 ssh_disconnect(struct ssh_conn *c, const char *why)
 {
@@ -427,24 +479,28 @@ ssh_disconnect(struct ssh_conn *c, const char *why)
 	ssh_ops_lost(c, &err);
 }
 
+/* For callers that decide whether a kill channel can be opened. */
 int
 ssh_is_ready(const struct ssh_conn *c)
 {
 	return c->state == SSH_READY;
 }
 
+/* The host name for messages. */
 const char *
 ssh_name(const struct ssh_conn *c)
 {
 	return c->name;
 }
 
+/* The loop, for modules that need their own timers. */
 uv_loop_t *
 ssh_loop(const struct ssh_conn *c)
 {
 	return c->loop;
 }
 
+/* Counters for tests and the benchmark. */
 void
 ssh_get_stats(const struct ssh_conn *c, struct ssh_stats *st)
 {
@@ -454,6 +510,7 @@ ssh_get_stats(const struct ssh_conn *c, struct ssh_stats *st)
 	st->heap_peak = c->meter.heap_peak;
 }
 
+/* Which cipher or MAC was negotiated, for the benchmark. */
 const char *
 ssh_method(const struct ssh_conn *c, int type)
 {
@@ -464,25 +521,23 @@ ssh_method(const struct ssh_conn *c, int type)
 	return m != NULL ? m : "";
 }
 
+/* Why the last attempt failed, for host status views. */
 const char *
 ssh_last_error(const struct ssh_conn *c)
 {
 	return c->last_err.msg;
 }
 
+/* The op gets its first turn on the next loop turn. */
 void
 ssh_op_attach(struct ssh_conn *c, struct ssh_op *op)
 {
 	op->conn = c;
-	op->prev = NULL;
-	op->next = c->ops;
-	op->gen = c->gen;
-	if (c->ops != NULL)
-		c->ops->prev = op;
-	c->ops = op;
+	pump_add(&c->pump, op);
 	ssh_kick(c);
 }
 
+/* Others may now get the turn or the lock the op held. */
 void
 ssh_op_detach(struct ssh_op *op)
 {
@@ -490,27 +545,19 @@ ssh_op_detach(struct ssh_op *op)
 
 	if (c == NULL)
 		return;
-	if (op->prev != NULL)
-		op->prev->next = op->next;
-	else
-		c->ops = op->next;
-	if (op->next != NULL)
-		op->next->prev = op->prev;
-	if (c->open_owner == op)
-		c->open_owner = NULL;
-	if (c->out_owner == op)
-		c->out_owner = NULL;
-	op->prev = op->next = NULL;
-	op->conn = NULL;
+	pump_remove(&c->pump, op);
 	ssh_kick(c);
 }
 
+/* Deferred work: a login step, waiters, then the ops. */
 static void
 ssh_on_kick(uv_idle_t *h)
 {
 	struct ssh_conn *c = h->data;
 
 	uv_idle_stop(h);
+	if (c->state == SSH_LOGIN)
+		ssh_login_step(c);
 	if (c->state != SSH_READY)
 		return;
 	ssh_waiters_notify(c, 0, NULL, 1);
@@ -518,6 +565,7 @@ ssh_on_kick(uv_idle_t *h)
 		ssh_drive(c);
 }
 
+/* Work for the next loop turn, never from inside the caller. */
 void
 ssh_kick(struct ssh_conn *c)
 {
@@ -525,44 +573,22 @@ ssh_kick(struct ssh_conn *c)
 		uv_idle_start(&c->kick, ssh_on_kick);
 }
 
+/* Channel opens share session state in libssh2. */
 int
 ssh_open_lock(struct ssh_conn *c, struct ssh_op *op)
 {
-	if (c->open_owner != NULL && c->open_owner != op)
-		return 0;
-	c->open_owner = op;
-	return 1;
+	return pump_lock(&c->pump, op);
 }
 
+/* Others waiting to open a channel may go on. */
 void
 ssh_open_unlock(struct ssh_conn *c, struct ssh_op *op)
 {
-	if (c->open_owner == op) {
-		c->open_owner = NULL;
+	if (pump_unlock(&c->pump, op))
 		ssh_kick(c);
-	}
 }
 
-/* Errors that concern one channel or request; the link itself is fine. */
-static int
-ssh_rc_local(int rc)
-{
-	switch (rc) {
-	case LIBSSH2_ERROR_CHANNEL_FAILURE:
-	case LIBSSH2_ERROR_CHANNEL_REQUEST_DENIED:
-	case LIBSSH2_ERROR_CHANNEL_UNKNOWN:
-	case LIBSSH2_ERROR_CHANNEL_CLOSED:
-	case LIBSSH2_ERROR_CHANNEL_EOF_SENT:
-	case LIBSSH2_ERROR_SFTP_PROTOCOL:
-	case LIBSSH2_ERROR_FILE:
-	case LIBSSH2_ERROR_INVAL:
-	case LIBSSH2_ERROR_BUFFER_TOO_SMALL:
-		return 1;
-	default:
-		return 0;
-	}
-}
-
+/* One place decides whether an error ends the op or the link. */
 int
 ssh_op_failed(struct ssh_op *op, int rc, const char *what,
     struct bd_error *err)
@@ -572,152 +598,65 @@ ssh_op_failed(struct ssh_op *op, int rc, const char *what,
 
 	if (c->link != NULL && c->link->s != NULL)
 		libssh2_session_last_error(c->link->s, &msg, NULL, 0);
-	bd_error_set(err, ssh_rc_local(rc) ? -EIO : -ECONNRESET,
+	bd_error_set(err, pump_fatal(rc) ? -ECONNRESET : -EIO,
 	    "%s: %s: %s (libssh2 %d)", c->name, what,
 	    msg != NULL && *msg != '\0' ? msg : "failed", rc);
-	if (ssh_rc_local(rc))
+	if (!pump_fatal(rc))
 		return 0;
-	if (!c->broken) {
-		c->broken = 1;
-		bd_error_set(&c->broken_err, -ECONNRESET,
-		    "%s: connection lost: %s", c->name, err->msg);
-	}
+	pump_break(&c->pump, c->name, err->msg);
 	return 1;
 }
 
-/* The next op not yet pumped in this round; restarts after list changes. */
-static struct ssh_op *
-ssh_next_op(struct ssh_conn *c)
-{
-	struct ssh_op *op;
-
-	for (op = c->ops; op != NULL; op = op->next) {
-		if (op->gen != c->gen)
-			return op;
-	}
-	return NULL;
-}
-
 /*
- * Pumps the ops until none makes progress, then watches the socket for
- * what the waiting ones need.  A round limit keeps one busy link from
- * starving the loop; the rest continues on the next iteration.
+ * Gives the ops their turns, then watches the socket for what the waiting
+ * ones need.  A round limit keeps one busy link from starving the others,
+ * the time slice keeps all of them from starving the loop; what is left
+ * continues on a later iteration.
  */
 static void
 ssh_drive(struct ssh_conn *c)
 {
-	struct ssh_op *op;
-	unsigned rounds = 0;
-	int events = 0, progress = 0;
-	enum ssh_pump r;
+	uint64_t t0;
+	int events, more;
 
-	if (c->driving) {
-		c->redrive = 1;
+	if (c->pump.running) {
+		c->pump.again = 1;
 		return;
 	}
-	c->driving = 1;
-	do {
-		c->redrive = progress = events = 0;
-		c->gen++;
-		while (c->state == SSH_READY && !c->broken &&
-		    (op = ssh_next_op(c)) != NULL) {
-			op->gen = c->gen;
-			if (c->out_owner != NULL && c->out_owner != op)
-				continue;
-			r = op->pump(op, c->link->s);
-			if (c->state != SSH_READY || c->broken)
-				break;
-			if (r == SSH_PUMP_AGAIN) {
-				int d = libssh2_session_block_directions(
-				    c->link->s);
-
-				events |= link_wanted(c->link);
-				c->out_owner = (d & LIBSSH2_SESSION_BLOCK_OUTBOUND)
-				    ? op : NULL;
-				continue;
-			}
-			if (c->out_owner == op)
-				c->out_owner = NULL;
-			if (r == SSH_PUMP_PROGRESS)
-				progress = 1;
-			else if (r == SSH_PUMP_DONE) {
-				ssh_op_detach(op);
-				progress = 1;
-			}
-		}
-	} while (c->state == SSH_READY && !c->broken &&
-	    (progress || c->redrive) && ++rounds < SSH_DRIVE_ROUNDS);
-	c->driving = 0;
-	if (c->broken) {
-		ssh_link_lost(c, &c->broken_err);
+	if (ssh_defer(c))
+		return;
+	t0 = uv_hrtime();
+	events = pump_run(&c->pump, c->link->s, SSH_DRIVE_ROUNDS, &more);
+	ssh_slice_used += uv_hrtime() - t0;
+	if (c->pump.broken) {
+		ssh_link_lost(c, &c->pump.broken_err);
 		return;
 	}
 	if (c->state != SSH_READY)
 		return;
-	if (progress || c->redrive)
+	if (more)
 		ssh_kick(c);
 	link_poll(c->link, events, ssh_on_poll);
 }
 
-/*
- * The keepalive probe opens a channel and closes it again: a round trip
- * through the peer's SSH layer at any interval, where libssh2's own
- * keepalive has whole seconds and never reports the reply.
- */
-static enum ssh_pump
-ssh_probe_pump(struct ssh_op *op, LIBSSH2_SESSION *s)
+/* The probe's channel went through (or not): either way it is over. */
+static void
+ssh_on_probed(void *arg, int rc)
 {
-	struct ssh_conn *c = op->conn;
-	struct bd_error err;
-	int rc = 0;
+	struct ssh_conn *c = arg;
 
-	switch (c->probe_state) {
-	case 0:
-		if (!ssh_open_lock(c, op))
-			return SSH_PUMP_WAIT;
-		c->probe_ch = libssh2_channel_open_ex(s, "session", 7,
-		    SSH_PROBE_WINDOW, SSH_PROBE_WINDOW, NULL, 0);
-		if (c->probe_ch == NULL) {
-			rc = libssh2_session_last_errno(s);
-			if (rc == LIBSSH2_ERROR_EAGAIN)
-				return SSH_PUMP_AGAIN;
-			ssh_open_unlock(c, op);
-			if (ssh_op_failed(op, rc, "keepalive probe", &err))
-				return SSH_PUMP_WAIT;
-			break;		/* refused, but the peer answered */
-		}
-		ssh_open_unlock(c, op);
-		c->probe_state = 1;
-		/* FALLTHROUGH */
-	case 1:
-		rc = libssh2_channel_close(c->probe_ch);
-		if (rc == LIBSSH2_ERROR_EAGAIN)
-			return SSH_PUMP_AGAIN;
-		c->probe_state = 2;
-		/* FALLTHROUGH */
-	case 2:
-		if (rc == 0)
-			rc = libssh2_channel_wait_closed(c->probe_ch);
-		if (rc == LIBSSH2_ERROR_EAGAIN)
-			return SSH_PUMP_AGAIN;
-		c->probe_state = 3;
-		/* FALLTHROUGH */
-	case 3:
-		rc = libssh2_channel_free(c->probe_ch);
-		if (rc == LIBSSH2_ERROR_EAGAIN)
-			return SSH_PUMP_AGAIN;
-		c->probe_ch = NULL;
-		break;
-	}
-	c->stats.probes++;
+	if (rc == 0)
+		c->stats.probes++;
 	c->probing = 0;
-	return SSH_PUMP_DONE;
+	ssh_unref(c);
 }
 
 /*
  * Bytes from the peer count as answers, so a link busy with output needs no
  * probe; a silent one is probed and declared dead after SSH_KEEPALIVE_COUNT
- * intervals without a byte.
+ * intervals without a byte.  The probe opens a channel and closes it: a
+ * round trip through the peer's SSH layer at any interval, where libssh2's
+ * own keepalive counts whole seconds and never reports the reply.
  */
 static void
 ssh_on_keepalive(uv_timer_t *t)
@@ -742,13 +681,12 @@ ssh_on_keepalive(uv_timer_t *t)
 	if (now - c->meter.last_rx < c->keepalive_ms)
 		return;
 	c->probing = 1;
-	c->probe_state = 0;
 	c->probe_started = now;
-	c->probe.pump = ssh_probe_pump;
-	c->probe.lost = NULL;
-	ssh_op_attach(c, &c->probe);
+	c->handles++;		/* until ssh_on_probed */
+	oneshot_start(c, NULL, ssh_on_probed, c);
 }
 
+/* Everything waiting hears -ECANCELED; memory goes when handles close. */
 void
 ssh_conn_free(struct ssh_conn *c)
 {
@@ -768,5 +706,6 @@ ssh_conn_free(struct ssh_conn *c)
 	}
 	uv_close((uv_handle_t *)&c->timer, ssh_handle_closed);
 	uv_close((uv_handle_t *)&c->katimer, ssh_handle_closed);
+	uv_close((uv_handle_t *)&c->prep, ssh_handle_closed);
 	uv_close((uv_handle_t *)&c->kick, ssh_handle_closed);
 }

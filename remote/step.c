@@ -45,6 +45,7 @@ static const char *const step_phase_names[] = {
 
 static void	step_next(struct step *);
 
+/* Names for logs, events and the store. */
 const char *
 step_outcome_name(enum step_outcome o)
 {
@@ -52,6 +53,7 @@ step_outcome_name(enum step_outcome o)
 	    sizeof(step_outcome_names[0]) ? step_outcome_names[o] : "?";
 }
 
+/* Names for logs and per-phase log files. */
 const char *
 step_phase_name(enum step_phase p)
 {
@@ -59,12 +61,14 @@ step_phase_name(enum step_phase p)
 	    sizeof(step_phase_names[0]) ? step_phase_names[p] : "?";
 }
 
+/* The fleet's faults are worth another host, the commit's are not. */
 bool
 step_outcome_retryable(enum step_outcome o)
 {
 	return o == STEP_INFRA || o == STEP_TIMEOUT;
 }
 
+/* The timer is closed: the step can go. */
 static void
 step_freed(uv_handle_t *h)
 {
@@ -82,11 +86,13 @@ step_freed(uv_handle_t *h)
 	free(s);
 }
 
-/* The single exit: report, then free once the timer handle is closed. */
-static void
-step_finish(struct step *s, enum step_outcome o, const char *host,
-    const char *fmt, ...) __attribute__((format(printf, 4, 5)));
+static void	step_finish(struct step *, enum step_outcome, const char *,
+		    const char *, ...) __attribute__((format(printf, 4, 5)));
 
+/*
+ * The single exit: report, then free once the timer handle is closed.  A
+ * cancelled step reports STEP_CANCELLED whatever its last phase did.
+ */
 static void
 step_finish(struct step *s, enum step_outcome o, const char *host,
     const char *fmt, ...)
@@ -207,6 +213,7 @@ step_exec(struct step *s, const struct step_host *h, char *cmd,
 	free(cmd);
 }
 
+/* A finished build is cached at once, whatever happens later. */
 static void
 step_on_build(void *arg, const struct exec_result *r)
 {
@@ -222,6 +229,7 @@ step_on_build(void *arg, const struct exec_result *r)
 	step_next(s);
 }
 
+/* A vanished cached artifact is forgotten so the retry rebuilds it. */
 static void
 step_on_relay(void *arg, const struct relay_result *r)
 {
@@ -245,6 +253,7 @@ step_on_relay(void *arg, const struct relay_result *r)
 	step_finish(s, STEP_INFRA, host, "relay: %s", r->err.msg);
 }
 
+/* Installed: reboot next, if the benchmark reboots. */
 static void
 step_on_install(void *arg, const struct exec_result *r)
 {
@@ -273,6 +282,7 @@ step_on_reboot(void *arg, const struct exec_result *r)
 	step_next(s);
 }
 
+/* The host is back with the expected kernel, or it is a boot timeout. */
 static void
 step_on_boot(void *arg, const struct boot_result *r)
 {
@@ -313,6 +323,7 @@ step_collect(struct step *s, const char *text, size_t len, bool whole,
 	step_finish(s, STEP_OK, NULL, NULL);
 }
 
+/* Keeps the tail of stdout: the metrics may be on its last line. */
 static void
 step_on_run(void *arg, const struct exec_result *r)
 {
@@ -330,6 +341,7 @@ step_on_run(void *arg, const struct exec_result *r)
 	step_next(s);
 }
 
+/* The collect command prints the metrics on its last line. */
 static void
 step_on_collect_cmd(void *arg, const struct exec_result *r)
 {
@@ -342,6 +354,7 @@ step_on_collect_cmd(void *arg, const struct exec_result *r)
 	    r->tail_truncated);
 }
 
+/* A missing result file is the benchmark's fault, a lost link is not. */
 static void
 step_on_result_file(void *arg, const struct relay_result *r)
 {
@@ -388,6 +401,7 @@ step_build(struct step *s)
 		    step_on_build);
 }
 
+/* Copies the artifact only when it is on another host. */
 static void
 step_relay(struct step *s)
 {
@@ -419,6 +433,7 @@ step_test_cmd(struct step *s, const char *tmpl, uint64_t timeout_ms,
 	return 1;
 }
 
+/* Waits for the reboot, or checks the kernel, when configured. */
 static void
 step_boot(struct step *s)
 {
@@ -460,6 +475,7 @@ out:
 	free(power);
 }
 
+/* Result file, collect command or the run's own last line. */
 static void
 step_collect_start(struct step *s)
 {
@@ -532,6 +548,7 @@ step_next(struct step *s)
 	}
 }
 
+/* The first phase runs on its own loop turn. */
 static void
 step_on_start(uv_timer_t *t)
 {
@@ -556,6 +573,7 @@ step_artifact(struct step *s, const struct step_host *h, char **out,
 	return quote_expand(s->spec.bench->artifact, &v, QUOTE_RAW, out, err);
 }
 
+/* Copies the spec and works out the artifact paths up front. */
 int
 step_start(uv_loop_t *loop, const struct step_spec *spec, step_done_cb *cb,
     void *arg, struct step **out, struct bd_error *err)
@@ -594,6 +612,7 @@ step_start(uv_loop_t *loop, const struct step_spec *spec, step_done_cb *cb,
 	return 0;
 }
 
+/* Kills what runs now; later phases see the flag. */
 void
 step_cancel(struct step *s)
 {

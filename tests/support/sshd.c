@@ -23,6 +23,7 @@
 #define SSHD_WAIT_MS	5000
 #define SSHD_MAX_PIDS	4096
 
+/* Short pauses while polling for the server. */
 static void
 sshd_sleep_ms(long ms)
 {
@@ -68,6 +69,7 @@ sshd_keygen(struct sshd *s, const char *name, const char *passphrase,
 	return path;
 }
 
+/* The line OpenSSH writes for a host on a non-default port. */
 int
 sshd_write_known_hosts(const struct sshd *s, const char *path,
     const char *pubfile)
@@ -87,6 +89,7 @@ sshd_write_known_hosts(const struct sshd *s, const char *path,
 	return 0;
 }
 
+/* Loopback only, keys in the temp dir, limits high enough for the bench. */
 static int
 sshd_write_config(struct sshd *s)
 {
@@ -205,6 +208,7 @@ sshd_spawn(struct sshd *s)
 	return -1;
 }
 
+/* Retries with another port when one turns out to be taken. */
 int
 sshd_start(struct sshd *s, const char *tag)
 {
@@ -235,6 +239,7 @@ sshd_start(struct sshd *s, const char *tag)
 	return -1;
 }
 
+/* Same port and keys: a rebooted host looks the same. */
 int
 sshd_restart(struct sshd *s)
 {
@@ -287,6 +292,7 @@ sshd_descendants(pid_t root, pid_t *out, size_t max)
 	return n;
 }
 
+/* Stops or kills the sessions while the listener stays. */
 void
 sshd_signal_sessions(struct sshd *s, int sig)
 {
@@ -302,6 +308,7 @@ sshd_signal_sessions(struct sshd *s, int sig)
 	free(pids);
 }
 
+/* Kills the server and every session, like a host that crashes. */
 void
 sshd_stop(struct sshd *s)
 {
@@ -314,6 +321,7 @@ sshd_stop(struct sshd *s)
 	s->pid = 0;
 }
 
+/* Safe after a failed start and on a struct never started. */
 void
 sshd_cleanup(struct sshd *s)
 {
@@ -329,6 +337,7 @@ sshd_cleanup(struct sshd *s)
 	memset(s, 0, sizeof(*s));
 }
 
+/* A host entry as config.c would make it, pointing at this server. */
 void
 sshd_host(struct sshd *s, struct config_host *h, const char *name,
     const char *group)
