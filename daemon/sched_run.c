@@ -343,10 +343,19 @@ sched_job_record(void *arg, const struct step_result *r, const char *host)
 	struct store_metric *m;
 	const struct metrics_value *mv;
 	struct bd_error err;
+	char *logp = NULL, *timings = NULL;
 	size_t i;
 	int rc;
 
 	memset(&res, 0, sizeof(res));
+	/* Step logs are LOG_DIR/RUN-PHASE.log; the prefix names them all. */
+	xasprintf(&logp, "%s/logs/%" PRId64 "/%" PRId64 "-",
+	    s->d->cfg.daemon.workdir, b->id, p->run);
+	xasprintf(&timings, "{\"wall_ms\":%" PRId64 ",\"built\":%s,"
+	    "\"phase\":\"%s\"}", daemon_now_ms() - p->started_ms,
+	    r->built ? "true" : "false", step_phase_name(r->phase));
+	res.log_path = logp;
+	res.timings = timings;
 	if (store_run_start(sched_store(s), p->run, host, &err) < 0 &&
 	    err.code != -EALREADY)
 		log_debug("run %" PRId64 ": %s", p->run, err.msg);
@@ -355,14 +364,14 @@ sched_job_record(void *arg, const struct step_result *r, const char *host)
 		if (store_run_finish(sched_store(s), p->run, &res, NULL, 0,
 		    &err) < 0) {
 			log_warnx("run %" PRId64 ": %s", p->run, err.msg);
-			return;
+			goto out;
 		}
 		p->recorded = 1;
 		watch_emit(s->d, "skip", json_pack("{s:I, s:I, s:s, s:s, s:s}",
 		    "bisection", (json_int_t)b->id, "run", (json_int_t)p->run,
 		    "commit", p->sha, "host", host, "message", r->err.msg));
 		if (!b->engine_ready || b->phase != BISECTION_ACTIVE)
-			return;
+			goto out;
 		if (p->commit == ENGINE_GOOD || p->commit == b->g.n - 1) {
 			char *why;
 
@@ -371,11 +380,11 @@ sched_job_record(void *arg, const struct step_result *r, const char *host)
 			    "bad", p->sha, r->err.msg);
 			sched_fail(s, b, why);
 			free(why);
-			return;
+			goto out;
 		}
 		if (engine_add_skip(&b->e, p->commit, &err) < 0)
 			log_warnx("bisection %" PRId64 ": %s", b->id, err.msg);
-		return;
+		goto out;
 	}
 	m = xcalloc(r->metrics.n ? r->metrics.n : 1, sizeof(*m));
 	for (i = 0; i < r->metrics.n; i++) {
@@ -388,7 +397,7 @@ sched_job_record(void *arg, const struct step_result *r, const char *host)
 	free(m);
 	if (rc < 0) {
 		log_warnx("run %" PRId64 ": %s", p->run, err.msg);
-		return;
+		goto out;
 	}
 	p->recorded = 1;
 	b->run_ms_sum += (double)(daemon_now_ms() - p->started_ms);
@@ -399,9 +408,12 @@ sched_job_record(void *arg, const struct step_result *r, const char *host)
 	    "commit", p->sha, "host", host, "metric", b->rec.metric,
 	    "value", mv ? json_real(mv->value) : json_null()));
 	if (mv == NULL || !b->engine_ready || b->phase != BISECTION_ACTIVE)
-		return;
+		goto out;
 	if (engine_add_sample(&b->e, p->commit, mv->value, &err) < 0)
 		log_warnx("bisection %" PRId64 ": %s", b->id, err.msg);
+out:
+	free(logp);
+	free(timings);
 }
 
 /* Ends a probe: unrecorded runs are infrastructure failures or cancels. */
