@@ -29,7 +29,31 @@ config_init(struct config *cfg)
 	memset(cfg, 0, sizeof(*cfg));
 }
 
-static void
+/* Copies an optional string. */
+static char *
+config_dup(const char *s)
+{
+	return s != NULL ? xstrdup(s) : NULL;
+}
+
+/* Holders of a host (the pool) keep their own copy across reloads. */
+void
+config_host_copy(struct config_host *dst, const struct config_host *src)
+{
+	*dst = *src;
+	dst->name = config_dup(src->name);
+	dst->address = config_dup(src->address);
+	dst->user = config_dup(src->user);
+	dst->identity = config_dup(src->identity);
+	dst->passphrase_file = config_dup(src->passphrase_file);
+	dst->known_hosts = config_dup(src->known_hosts);
+	dst->group = config_dup(src->group != NULL ? src->group :
+	    CONFIG_DEFAULT_GROUP);
+	dst->workdir = config_dup(src->workdir);
+	dst->power_cycle = config_dup(src->power_cycle);
+}
+
+void
 config_host_release(struct config_host *h)
 {
 	free(h->name);

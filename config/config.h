@@ -153,6 +153,10 @@ int	config_load(struct config *cfg, const char *path,
 /* Frees everything cfg owns and leaves it as config_init does. */
 void	config_release(struct config *cfg);
 void	config_errors_release(struct config_errors *errs);
+/* A deep copy of one host, freed with config_host_release(). */
+void	config_host_copy(struct config_host *dst,
+	    const struct config_host *src);
+void	config_host_release(struct config_host *h);
 
 const struct config_host	*config_host_find(const struct config *cfg,
 				    const char *name);

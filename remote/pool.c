@@ -37,44 +37,6 @@ pool_health_name(enum pool_health h)
 	return (unsigned)h < 4 ? pool_health_names[h] : "?";
 }
 
-/* Copies optional strings. */
-static char *
-pool_dup(const char *s)
-{
-	return s != NULL ? xstrdup(s) : NULL;
-}
-
-/* The pool keeps its own copy: a config reload must not pull it away. */
-static void
-pool_copy_host(struct config_host *dst, const struct config_host *src)
-{
-	*dst = *src;
-	dst->name = pool_dup(src->name);
-	dst->address = pool_dup(src->address);
-	dst->user = pool_dup(src->user);
-	dst->identity = pool_dup(src->identity);
-	dst->passphrase_file = pool_dup(src->passphrase_file);
-	dst->known_hosts = pool_dup(src->known_hosts);
-	dst->group = pool_dup(src->group != NULL ? src->group : "default");
-	dst->workdir = pool_dup(src->workdir);
-	dst->power_cycle = pool_dup(src->power_cycle);
-}
-
-/* Frees the strings of a copied host. */
-static void
-pool_free_host(struct config_host *h)
-{
-	free(h->name);
-	free(h->address);
-	free(h->user);
-	free(h->identity);
-	free(h->passphrase_file);
-	free(h->known_hosts);
-	free(h->group);
-	free(h->workdir);
-	free(h->power_cycle);
-}
-
 /* Lets the scheduler place waiting work. */
 static void
 pool_tell(struct pool *p)
@@ -132,10 +94,10 @@ pool_new(uv_loop_t *loop, const struct config_host *hosts, size_t n,
 		struct pool_host *h = &p->hosts[i];
 
 		h->pool = p;
-		pool_copy_host(&h->cfg, &hosts[i]);
+		config_host_copy(&h->cfg, &hosts[i]);
 		if ((rc = ssh_conn_new(loop, &h->cfg, &h->conn)) != 0) {
 			p->n = i;
-			pool_free_host(&h->cfg);
+			config_host_release(&h->cfg);
 			pool_free(p);
 			return bd_error_set(err, rc, "cannot set up host %s",
 			    hosts[i].name);
@@ -167,7 +129,7 @@ pool_free(struct pool *p)
 	for (i = 0; i < p->n; i++) {
 		ssh_waiter_cancel(&p->hosts[i].waiter);
 		ssh_conn_free(p->hosts[i].conn);
-		pool_free_host(&p->hosts[i].cfg);
+		config_host_release(&p->hosts[i].cfg);
 	}
 	free(p->hosts);
 	if (p->health.data == NULL) {
