@@ -11,17 +11,18 @@
 #include "bisect/engine_int.h"
 #include "common/xmalloc.h"
 
+/* Defaults whose reasons are in docs/statistics.md, section 7. */
 void
 engine_params_default(struct engine_params *p)
 {
 	memset(p, 0, sizeof(*p));
 	p->confidence = 0.99;
-	p->max_samples = 400;
+	p->max_samples = 500;
 	p->repro_min = 3;
-	p->repro_max = 60;
+	p->repro_max = 100;
 	p->repro_alpha = 0.01;
 	p->repro_beta = 0.01;
-	p->repro_effect = 1;
+	p->repro_effect = 0.8;
 	p->repro_gap = 0.25;
 	p->min_change = 0.01;
 	p->build_cost = 1;
@@ -30,6 +31,7 @@ engine_params_default(struct engine_params *p)
 	p->direction = 0;
 	p->t_dof = 4;
 	p->contamination = 0.02;
+	p->level_samples = 64;
 	p->level_p = 0.001;
 	p->misfit_scales = 6;
 	p->scale_floor_rel = 1e-4;
@@ -63,7 +65,8 @@ check_params(const struct engine_params *p, size_t n, struct bd_error *err)
 	if (!(p->min_change >= 0) || !(p->build_cost >= 0) ||
 	    !(p->run_cost > 0) || !(p->t_dof > 0) ||
 	    !(p->contamination > 0 && p->contamination < 0.5) ||
-	    !(p->level_p > 0 && p->level_p < 0.5) ||
+	    !(p->level_p >= 0 && p->level_p < 0.5) ||
+	    !(p->level_samples >= 0) ||
 	    !(p->misfit_scales > 0) || !(p->scale_floor_rel >= 0) ||
 	    !(p->resolution >= 0))
 		return bd_error_set(err, -EINVAL, "engine parameter out of range");
@@ -82,6 +85,7 @@ check_params(const struct engine_params *p, size_t n, struct bd_error *err)
 	return 0;
 }
 
+/* Checks everything up front so that later events can only fail on bad input. */
 int
 engine_init(struct engine *e, const struct graph *g,
     const struct engine_params *p, struct bd_error *err)
@@ -143,6 +147,7 @@ engine_init(struct engine *e, const struct graph *g,
 	return 0;
 }
 
+/* Frees all the engine owns; the graph stays with the caller. */
 void
 engine_release(struct engine *e)
 {
@@ -195,6 +200,7 @@ add_slot(struct engine *e, uint32_t c)
 	v->desc_dirty = 1;
 }
 
+/* Stores the value and recomputes the state, so the next action sees it. */
 int
 engine_add_sample(struct engine *e, uint32_t commit, double value,
     struct bd_error *err)
@@ -235,6 +241,7 @@ engine_add_sample(struct engine *e, uint32_t commit, double value,
 	return 0;
 }
 
+/* A skip changes only where probes may go, not the posterior, so nothing is recomputed. */
 int
 engine_add_skip(struct engine *e, uint32_t commit, struct bd_error *err)
 {
@@ -251,6 +258,7 @@ engine_add_skip(struct engine *e, uint32_t commit, struct bd_error *err)
 	return 0;
 }
 
+/* Forgets one in-flight probe so that its work can be asked for again. */
 void
 engine_probe_dropped(struct engine *e, uint32_t commit)
 {
@@ -263,6 +271,7 @@ engine_probe_dropped(struct engine *e, uint32_t commit)
 		v->inflight[commit]--;
 }
 
+/* Counts a probe as in flight again after a restart, as engine_next did before. */
 void
 engine_probe_restore(struct engine *e, uint32_t commit)
 {
@@ -274,12 +283,14 @@ engine_probe_restore(struct engine *e, uint32_t commit)
 		v->inflight[commit]++;
 }
 
+/* The posterior for reports and status; valid until the next event. */
 const double *
 engine_mass(const struct engine *e)
 {
 	return e->priv->mass;
 }
 
+/* P(bad) per candidate for reports and plots; valid until the next event. */
 const double *
 engine_prob_bad(const struct engine *e)
 {
@@ -318,52 +329,44 @@ side_values(struct engine *e, int side)
 }
 
 /*
- * Location of each side: a trimmed mean that trims at least one value from
- * each end (the median of the first few samples; robust to a wild run,
- * yet steadier than a median when the noise is bimodal).  Then one pooled
- * robust scale from the residuals around the two locations.  Noise is
- * usually the same on both sides; pooling halves the estimate's variance
- * when samples are few.
+ * One pooled robust scale for both sides (noise is usually the same on
+ * both; pooling halves the estimate's variance when samples are few) and
+ * each side's Huber location: the mean of the bulk, a bounded pull from a
+ * wild run, and steadier than a median when the noise is bimodal.
  */
 static void
 levels_numeric(struct engine *e)
 {
 	struct engine_priv *v = e->priv;
-	size_t ng = 0, nb = 0, nr = 0, i, k;
-	double *res, floor_s, big, loc;
-	int side;
+	struct stats_levels lv;
+	size_t ng, nb;
+	double *g, floor_s, big;
 
-	res = xcalloc(v->ns ? v->ns : 1, sizeof(double));
-	for (side = -1; side <= 1; side += 2) {
-		k = side_values(e, side);
-		loc = k ? stats_tmean_inplace(v->buf, k, ENGINE_TRIM, 1) : 0;
-		if (side < 0) {
-			v->mu_g = loc;
-			ng = k;
-		} else {
-			v->mu_b = loc;
-			nb = k;
-		}
-		for (i = 0; i < k; i++)
-			res[nr++] = fabs(v->buf[i] - loc);
-	}
-	/* The MAD of n residuals about a fitted centre runs low by ~n/(n-2). */
-	v->scale = nr > 2 ? 1.4826 * stats_median_inplace(res, nr) *
-	    (double)nr / (double)(nr - 2) : 0;
-	free(res);
+	ng = side_values(e, -1);
+	g = xcalloc(v->ns + 1, sizeof(double));
+	if (ng > 0)
+		memcpy(g, v->buf, ng * sizeof(double));
+	nb = side_values(e, 1);
+	stats_levels(g, ng, v->buf, nb, &lv);
+	free(g);
+	v->mu_g = lv.loc_a;
+	v->mu_b = lv.loc_b;
+	v->scale = lv.scale;
 	big = fmax(fabs(v->mu_g), fabs(v->mu_b));
 	floor_s = fmax(e->p.scale_floor_rel * big, e->p.resolution);
 	floor_s = fmax(floor_s, 1e-9 * (1 + big));
 	if (v->scale < floor_s)
 		v->scale = floor_s;
-	/* Predictive scale: a level known from k samples is itself uncertain. */
-	v->s_g = v->scale * sqrt(1 + 1.0 / (double)(ng ? ng : 1));
-	v->s_b = v->scale * sqrt(1 + 1.0 / (double)(nb ? nb : 1));
 	v->nlev_g = ng;
 	v->nlev_b = nb;
 }
 
-/* Failure rates with a Jeffreys Beta(1/2, 1/2) prior: direction-agnostic. */
+/*
+ * Failure rates as posterior means under a uniform Beta(1, 1) prior:
+ * symmetric, so direction-agnostic, and less sure of 0 and 1 than
+ * Jeffreys' prior, which made rates such as 5 of 5 look like 0.92 and
+ * gave 4-6% wrong culprits at a true 0.8 in the simulator.
+ */
 static void
 levels_passfail(struct engine *e)
 {
@@ -376,7 +379,7 @@ levels_passfail(struct engine *e)
 		k = side_values(e, side);
 		for (f = 0, i = 0; i < k; i++)
 			f += v->buf[i] != 0;
-		f = (f + 0.5) / ((double)k + 1);
+		f = (f + 1) / ((double)k + 2);
 		f = fmin(fmax(f, 1e-3), 1 - 1e-3);
 		if (side < 0) {
 			v->pg = f;
@@ -405,10 +408,9 @@ sample_llr(const struct engine *e, double y)
 	if (e->p.metric == ENGINE_PASSFAIL)
 		l = y != 0 ? log(v->pb / v->pg) : log((1 - v->pb) / (1 - v->pg));
 	else {
-		zb = (y - v->mu_b) / v->s_b;
-		zg = (y - v->mu_g) / v->s_g;
-		l = -0.5 * (nu + 1) * (log1p(zb * zb / nu) - log1p(zg * zg / nu)) -
-		    log(v->s_b / v->s_g);
+		zb = (y - v->mu_b) / v->scale;
+		zg = (y - v->mu_g) / v->scale;
+		l = -0.5 * (nu + 1) * (log1p(zb * zb / nu) - log1p(zg * zg / nu));
 	}
 	return cap_llr(v, l);
 }
@@ -507,17 +509,28 @@ posterior(struct engine *e)
 	graph_prob_bad(e->g, v->mass, v->q);
 }
 
-/* Re-sorts the sampled candidates into good/bad/undecided; 1 if changed. */
+/*
+ * Re-sorts the sampled candidates into good/bad/undecided; 1 if changed.
+ * A commit is judged without its own samples (its evidence D removed from
+ * the odds: q' = q e^-D / (q e^-D + 1 - q)): values that merely look like
+ * a level must not be counted into that level, or chance would confirm
+ * itself.
+ */
 static int
 classify(struct engine *e)
 {
 	struct engine_priv *v = e->priv;
-	double lp = e->p.level_p, q;
+	double lp = e->p.level_p, q, lo;
 	int changed = 0, cl;
 	size_t k;
 
 	for (k = 0; k < v->nslots; k++) {
 		q = v->q[v->slot_commit[k]];
+		if (q <= 0 || q >= 1)
+			lo = q <= 0 ? -INFINITY : INFINITY;
+		else
+			lo = log(q / (1 - q)) - v->slot_llr[k];
+		q = 1 / (1 + exp(-lo));
 		cl = q < lp ? -1 : q > 1 - lp ? 1 : 0;
 		if (v->phase != ENGINE_PHASE_BISECT)
 			cl = 0;
@@ -579,6 +592,7 @@ channel(const struct engine *e, struct stats_channel *ch)
 		ch->llr[i] = cap_llr(v, ch->llr[i]);
 }
 
+/* The bits of one sample at the median, for estimates of samples left. */
 double
 engine_info_half(const struct engine *e)
 {

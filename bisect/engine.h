@@ -60,19 +60,23 @@ enum engine_metric {
 
 struct engine_params {
 	double		confidence;	/* culprit mass to stop at (0.99) */
-	unsigned	max_samples;	/* budget, endpoint samples included */
+	unsigned	max_samples;	/* budget, endpoint samples included
+					   (500) */
 	unsigned	repro_min;	/* first reproduction look per side (3) */
-	unsigned	repro_max;	/* cap per side for the check (60) */
-	double		repro_alpha;	/* false "reproduced" rate (0.01) */
+	unsigned	repro_max;	/* cap per side for the check (100) */
+	double		repro_alpha;	/* nominal false "reproduced" rate
+					   (0.01; measured rates in
+					   docs/statistics.md) */
 	double		repro_beta;	/* missed-effect rate at repro_effect
 					   (0.01) */
 	double		repro_effect;	/* numeric effect of interest, in noise
-					   standard deviations (1) */
+					   standard deviations (0.8) */
 	double		repro_gap;	/* pass/fail failure-rate gap of
 					   interest (0.25) */
 	double		min_change;	/* relative change (numeric) or failure
 					   rate difference (pass/fail) below
-					   which a change is not reproduced */
+					   which a change is not reproduced
+					   (0.01) */
 	double		build_cost;	/* cost of building a new commit (1) */
 	double		run_cost;	/* cost of one benchmark run (1) */
 	enum engine_metric metric;
@@ -81,8 +85,12 @@ struct engine_params {
 	double		t_dof;		/* Student-t degrees of freedom (4) */
 	double		contamination;	/* assumed rate of wild runs; caps the
 					   evidence of one sample (0.02) */
+	double		level_samples;	/* endpoint samples per side, times
+					   d^2 (effect in scales), that the
+					   bisection keeps (64) */
 	double		level_p;	/* P(bad) below/above which a sampled
-					   commit's values refine the levels */
+					   commit's values refine the levels
+					   (0.001; 0 = endpoints only) */
 	double		misfit_scales;	/* misfit: this many scales from both
 					   levels (6) */
 	double		scale_floor_rel; /* scale floor, relative to the

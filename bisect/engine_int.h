@@ -16,9 +16,6 @@
 /* Resolution of the tabulated information function I(q). */
 #define ENGINE_ITAB 128
 
-/* Fraction trimmed from each end of a side for its level. */
-#define ENGINE_TRIM 0.1
-
 struct engine_priv {
 	size_t		 n;
 	struct stats_gh	 gh;
@@ -53,7 +50,7 @@ struct engine_priv {
 
 	/* Levels. */
 	int		 levels_ok;
-	double		 mu_g, mu_b, scale, s_g, s_b;
+	double		 mu_g, mu_b, scale;
 	double		 pg, pb;
 	size_t		 nlev_g, nlev_b;
 	size_t		 misfits;

@@ -43,6 +43,7 @@ probe_cost(const struct engine *e, uint32_t x)
 	return e->p.run_cost + e->p.build_cost * amort;
 }
 
+/* Records a probe in the action and counts it as in flight. */
 static void
 push_probe(struct engine *e, uint32_t c)
 {
@@ -89,6 +90,7 @@ repro_next(struct engine *e, unsigned nfree, struct engine_action *out)
 	out->kind = v->nprobes > 0 ? ENGINE_SAMPLE : ENGINE_WAIT;
 }
 
+/* Heaviest first, then lowest index, so ties break the same way on every rebuild. */
 static int
 cmp_cand(const void *a, const void *b)
 {
@@ -189,6 +191,7 @@ required_missing(struct engine *e, size_t ns, uint32_t *list)
 	return nm;
 }
 
+/* Lists the leading candidates of the set in the action, with the set's whole mass. */
 static void
 set_cands(struct engine *e, size_t ns, struct engine_action *out)
 {
@@ -206,6 +209,7 @@ set_cands(struct engine *e, size_t ns, struct engine_action *out)
 	out->cands = v->cands;
 }
 
+/* A set that cannot be split is the answer: one buildable commit, or git's "culprit among". */
 static void
 verdict(struct engine *e, size_t ns, struct engine_action *out)
 {
@@ -341,6 +345,7 @@ plan(struct engine *e, unsigned k, uint32_t *out)
 	return no;
 }
 
+/* Probes in flight, all and at candidates other than the bad endpoint. */
 static size_t
 inflight_total(const struct engine *e, size_t *cand)
 {
@@ -381,6 +386,58 @@ fill_from_plan(struct engine *e, unsigned nfree, size_t cand_inflight)
 	free(pl);
 }
 
+/*
+ * Endpoint samples each side needs so that the effect between the levels
+ * is known to about 1/sqrt(level_samples / 2) of itself (18% by default):
+ * the posterior treats the levels as known, and an effect overestimated by
+ * a third makes a 0.99 claim worth much less.  The effect is taken one
+ * standard error below its estimate, since an overestimate would
+ * otherwise ask for too few samples exactly when they are needed.
+ */
+static size_t
+level_need(const struct engine *e)
+{
+	const struct engine_priv *v = e->priv;
+	double gap, var, n, ng = (double)v->nlev_g, nb = (double)v->nlev_b;
+
+	if (ng < 1 || nb < 1)
+		return e->p.repro_max;
+	if (e->p.metric == ENGINE_PASSFAIL) {
+		var = v->pg * (1 - v->pg) + v->pb * (1 - v->pb);
+		gap = fabs(v->pb - v->pg) - sqrt(v->pg * (1 - v->pg) / ng +
+		    v->pb * (1 - v->pb) / nb);
+		n = e->p.level_samples / 2 * var / (gap * gap);
+	} else {
+		gap = fabs(v->mu_b - v->mu_g) / v->scale -
+		    sqrt(1 / ng + 1 / nb);
+		n = e->p.level_samples / (gap * gap);
+	}
+	if (!(gap > 0) || !(n < e->p.repro_max))
+		return e->p.repro_max;
+	return (size_t)ceil(n);
+}
+
+/* Tops the endpoints up to level_need() before more bisection probes. */
+static void
+level_probes(struct engine *e, unsigned nfree)
+{
+	struct engine_priv *v = e->priv;
+	size_t need = level_need(e);
+
+	while (v->nprobes < nfree) {
+		if (v->nb + v->inflight[e->bad] < need &&
+		    v->nb + v->inflight[e->bad] <= v->ng + v->inflight_good)
+			push_probe(e, e->bad);
+		else if (v->ng + v->inflight_good < need)
+			push_probe(e, ENGINE_GOOD);
+		else if (v->nb + v->inflight[e->bad] < need)
+			push_probe(e, e->bad);
+		else
+			break;
+	}
+}
+
+/* Verdict first, then budget, endpoint top-ups, required direct samples, and the plan for the rest. */
 static void
 bisect_next(struct engine *e, unsigned nfree, struct engine_action *out)
 {
@@ -415,6 +472,7 @@ bisect_next(struct engine *e, unsigned nfree, struct engine_action *out)
 	budget = budget > all_if ? budget - all_if : 0;
 	if (nfree > budget)
 		nfree = (unsigned)budget;
+	level_probes(e, nfree);
 	for (i = 0; i < nmiss && v->nprobes < nfree; i++)
 		if (v->inflight[miss[i]] == 0) {
 			push_probe(e, miss[i]);
@@ -431,6 +489,7 @@ bisect_next(struct engine *e, unsigned nfree, struct engine_action *out)
 		verdict(e, ns, out);	/* nothing left that could split it */
 }
 
+/* Dispatches on the phase; the probes array is the engine's and valid until the next call. */
 void
 engine_next(struct engine *e, unsigned free_hosts, struct engine_action *out)
 {
@@ -453,6 +512,7 @@ engine_next(struct engine *e, unsigned free_hosts, struct engine_action *out)
 	out->nprobes = out->kind == ENGINE_SAMPLE ? v->nprobes : 0;
 }
 
+/* Summarises the state for status displays; reads only, so a daemon may call it at any time. */
 void
 engine_status(const struct engine *e, struct engine_status *st)
 {

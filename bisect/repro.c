@@ -28,6 +28,7 @@ repro_schedule(const struct repro_params *rp, unsigned *sizes, size_t max)
 	return k;
 }
 
+/* log cosh without overflow for large arguments. */
 static double
 logcosh(double x)
 {
@@ -35,6 +36,7 @@ logcosh(double x)
 	return x - M_LN2 + log1p(exp(-2 * x));
 }
 
+/* Two-sided likelihood ratio of the score: the effect may have either sign. */
 double
 repro_llr(double z, double theta)
 {
@@ -62,14 +64,20 @@ p_to_z(double p)
 }
 
 /*
- * Mixture over effects of 1, 2, 4 and 8 times the one of interest (at most
- * cap): a large change is recognised after a few samples instead of being
- * judged against a small alternative.  A mixture of likelihood ratios is
- * still a likelihood ratio, so Wald's error bounds hold.
+ * Reproduced when the mixture over effects of 1, 2, 4 and 8 times the one
+ * of interest (at most cap) reaches log((1 - beta) / alpha): a large change
+ * is recognised after a few samples instead of being judged against a
+ * small alternative, and a mixture of likelihood ratios is still one, so
+ * Wald's bound on the false rate holds.  Not reproduced only when every
+ * one of those alternatives has fallen to log(beta / (1 - alpha)), so the
+ * effect of interest keeps its power.
  */
-static double
-mixture_llr(double z, double theta, double cap)
+static enum repro_result
+sequential(const struct repro_params *rp, double z, double theta, double cap,
+    int last, struct repro_stat *st)
 {
+	double a = log((1 - rp->beta) / rp->alpha);
+	double b = log(rp->beta / (1 - rp->alpha));
 	double l[4], max = -INFINITY, sum = 0, m = 1;
 	int k;
 
@@ -79,24 +87,15 @@ mixture_llr(double z, double theta, double cap)
 	}
 	for (k = 0; k < 4; k++)
 		sum += exp(l[k] - max);
-	return max + log(sum / 4);
-}
-
-static enum repro_result
-sequential(const struct repro_params *rp, double z, double theta, double cap,
-    int last, struct repro_stat *st)
-{
-	double a = log((1 - rp->beta) / rp->alpha);
-	double b = log(rp->beta / (1 - rp->alpha));
-
-	st->llr = mixture_llr(z, theta, cap);
+	st->llr = max + log(sum / 4);
 	if (st->llr >= a)
 		return REPRO_REPRODUCED;
-	if (st->llr <= b || last)
+	if (max <= b || last)
 		return REPRO_NOT_REPRODUCED;
 	return REPRO_UNDECIDED;
 }
 
+/* Fisher's exact test on failure counts, with the failure-rate gap as the effect. */
 static enum repro_result
 decide_passfail(const struct repro_params *rp, const double *good, size_t ng,
     const double *bad, size_t nb, int last, struct repro_stat *st)
@@ -124,16 +123,16 @@ decide_passfail(const struct repro_params *rp, const double *good, size_t ng,
 }
 
 /*
- * Yuen's statistic (10% trimmed means) is turned into a normal score
- * through its p value, so that the few degrees of freedom of the first
- * looks count against it.  Under the effect of interest (effect * sd) the
+ * The robust comparison (Huber locations, pooled scale) is turned into a
+ * normal score through its p value, so that the few degrees of freedom of
+ * the first looks count against it.  Under the effect of interest (effect * sd) the
  * score would be about effect / sqrt(1/ng + 1/nb).
  */
 enum repro_result
 repro_decide(const struct repro_params *rp, const double *good, size_t ng,
     const double *bad, size_t nb, int last, struct repro_stat *st)
 {
-	struct stats_yuen y;
+	struct stats_cmp y;
 	enum repro_result r;
 	double base, upper, theta;
 
@@ -141,15 +140,15 @@ repro_decide(const struct repro_params *rp, const double *good, size_t ng,
 		return REPRO_UNDECIDED;
 	if (rp->passfail)
 		return decide_passfail(rp, good, ng, bad, nb, last, st);
-	stats_yuen(good, ng, bad, nb, REPRO_TRIM, &y);
-	st->good = y.tmean_a;
-	st->bad = y.tmean_b;
+	stats_compare(good, ng, bad, nb, &y);
+	st->good = y.loc_a;
+	st->bad = y.loc_b;
 	st->p = y.p;
-	base = fabs(y.tmean_a);
+	base = fabs(y.loc_a);
 	if (base > 0)
-		st->rel_change = (y.tmean_b - y.tmean_a) / base;
+		st->rel_change = (y.loc_b - y.loc_a) / base;
 	else
-		st->rel_change = y.tmean_b == y.tmean_a ? 0 : INFINITY;
+		st->rel_change = y.loc_b == y.loc_a ? 0 : INFINITY;
 	theta = rp->effect / sqrt(1.0 / ng + 1.0 / nb);
 	r = sequential(rp, p_to_z(y.p), theta, INFINITY, last, st);
 	if (fabs(st->rel_change) >= rp->min_change || r != REPRO_REPRODUCED)
@@ -158,7 +157,7 @@ repro_decide(const struct repro_params *rp, const double *good, size_t ng,
 	 * Certain but too small: stop once even a generous upper bound of
 	 * the change stays under the minimum.
 	 */
-	upper = fabs(y.tmean_b - y.tmean_a) + 4 * y.se;
+	upper = fabs(y.loc_b - y.loc_a) + 4 * y.se;
 	if (last || (base > 0 && upper / base < rp->min_change))
 		return REPRO_NOT_REPRODUCED;
 	return REPRO_UNDECIDED;

@@ -17,8 +17,9 @@
  * log((1 - beta) / alpha) is "reproduced", LLR <= log(beta / (1 - alpha))
  * "not reproduced"; reaching the cap undecided is "not reproduced".
  *
- * Numeric metrics compare 10% trimmed means (Yuen's test), with the effect
- * of interest in units of the noise standard deviation; pass/fail results
+ * Numeric metrics compare Huber locations with a pooled robust scale
+ * (stats_compare), with the effect of interest in units of the noise
+ * standard deviation; pass/fail results
  * use Fisher's exact test, with the effect a failure-rate gap.  A numeric
  * change whose relative size is below min_change is "not reproduced"
  * however certain.  The false "reproduced" rate on null ranges is measured
@@ -32,9 +33,6 @@
 #include <stddef.h>
 
 #define REPRO_MAX_LOOKS 64
-
-/* Fraction trimmed from each end in the numeric comparison. */
-#define REPRO_TRIM 0.1
 
 struct repro_params {
 	unsigned	min_per_side;	/* first look (default 3) */
@@ -55,7 +53,7 @@ enum repro_result {
 
 /* What the last look saw, for status and reports. */
 struct repro_stat {
-	double	good;		/* trimmed mean or failure rate */
+	double	good;		/* robust location or failure rate */
 	double	bad;
 	double	rel_change;	/* (bad - good) / |good|, or rate difference */
 	double	p;		/* two-sided p value of the comparison */

@@ -115,6 +115,7 @@ run_engine(struct sim_world *w, const struct engine_params *ep, unsigned k,
 	free(built);
 }
 
+/* Adds one trial's outcome to the row. */
 static void
 agg_add(struct agg *g, const struct sim_world *w, const struct sim_result *r)
 {
@@ -136,6 +137,7 @@ agg_add(struct agg *g, const struct sim_world *w, const struct sim_result *r)
 	g->rounds[0] += r->rounds[0];
 }
 
+/* qsort order for sample counts. */
 static int
 cmp_uns(const void *a, const void *b)
 {
@@ -144,6 +146,7 @@ cmp_uns(const void *a, const void *b)
 	return (x > y) - (x < y);
 }
 
+/* log2(N) / C: no strategy can need fewer samples on average. */
 static double
 lower_bound(const struct sim_case *cs)
 {
@@ -161,6 +164,7 @@ lower_bound(const struct sim_case *cs)
 	return log2((double)cs->n) / c;
 }
 
+/* Row title, the command that reruns it, and the column names. */
 static void
 print_case_header(const struct sim_case *cs, const struct opts *o)
 {
@@ -173,18 +177,27 @@ print_case_header(const struct sim_case *cs, const struct opts *o)
 	    cs->skip, cs->null ? " NULL" : "", cs->trials,
 	    (unsigned long long)cs->seed, lower_bound(cs));
 	printf("   rerun: sim --dag %s --n %zu --noise %s --d %g --pg %g --pb %g"
-	    " --skip %g%s --trials %u --seed %llu --conf %g --max-samples %u"
-	    " --repro-max %u --build-cost %g --run-cost %g\n",
-	    cs->dag, cs->n, cs->noise, cs->d, cs->pg, cs->pb, cs->skip,
-	    cs->null ? " --null" : "", cs->trials, (unsigned long long)cs->seed,
-	    o->ep.confidence, o->ep.max_samples, o->ep.repro_max,
-	    o->ep.build_cost, o->ep.run_cost);
+	    " --skip %g%s --trials %u --seed %llu\n", cs->dag, cs->n, cs->noise,
+	    cs->d, cs->pg, cs->pb, cs->skip, cs->null ? " --null" : "",
+	    cs->trials, (unsigned long long)cs->seed);
+	printf("     --conf %g --max-samples %u --repro-min %u --repro-max %u"
+	    " --repro-alpha %g --repro-beta %g --repro-effect %g --repro-gap %g"
+	    " --min-change %g --build-cost %g --run-cost %g --dof %g"
+	    " --contamination %g --level-p %g --level-samples %g"
+	    " --zeroday-runs %u --pinpoint-attempts %u --pinpoint-cap %u\n",
+	    o->ep.confidence, o->ep.max_samples, o->ep.repro_min,
+	    o->ep.repro_max, o->ep.repro_alpha, o->ep.repro_beta,
+	    o->ep.repro_effect, o->ep.repro_gap, o->ep.min_change,
+	    o->ep.build_cost, o->ep.run_cost, o->ep.t_dof, o->ep.contamination,
+	    o->ep.level_p, o->ep.level_samples, o->zd_runs, o->pp_attempts,
+	    o->pp_cap);
 	printf("   %-9s %6s %6s %6s %6s %6s %8s %6s %7s %7s %7s %7s %7s %6s %6s\n",
 	    "strategy", "exact%", "set%", "named%", "norep%", "incon%",
 	    "samples", "p95", "bisect", "builds", "rnd@1", "rnd@4", "rnd@8",
 	    "r8/r1", "b/LB");
 }
 
+/* One line per strategy. */
 static void
 print_agg(const struct sim_case *cs, int st, struct agg *g, int have_k)
 {
@@ -210,6 +223,7 @@ print_agg(const struct sim_case *cs, int st, struct agg *g, int have_k)
 	fflush(stdout);
 }
 
+/* Every strategy on the same worlds, trial by trial. */
 static void
 run_case(const struct sim_case *cs, const struct opts *o)
 {
@@ -318,6 +332,7 @@ calibrate(const struct opts *o, unsigned trials, uint64_t seed)
 	}
 }
 
+/* The rows the issue asks for, with fewer trials for N = 10,000. */
 static void
 standard_table(const struct opts *o, uint64_t seed)
 {
@@ -362,6 +377,7 @@ standard_table(const struct opts *o, uint64_t seed)
 	}
 }
 
+/* Every knob is an option, so any row can be rerun alone. */
 static void
 usage(void)
 {
@@ -374,14 +390,18 @@ usage(void)
 	    " [--full]\n"
 	    "           [--conf C] [--max-samples N] [--repro-min N]"
 	    " [--repro-max N]\n"
-	    "           [--repro-alpha A] [--min-change F] [--build-cost C]"
-	    " [--run-cost C]\n"
-	    "           [--dof NU] [--contamination E] [--zeroday-runs N]\n"
-	    "           [--pinpoint-attempts N] [--pinpoint-cap N]"
-	    " [--calibrate [TRIALS]] [-v]\n");
+	    "           [--repro-alpha A] [--repro-beta B] [--repro-effect D]"
+	    " [--repro-gap G]\n"
+	    "           [--min-change F] [--build-cost C] [--run-cost C]"
+	    " [--dof NU]\n"
+	    "           [--contamination E] [--level-p P] [--level-samples K]\n"
+	    "           [--zeroday-runs N] [--pinpoint-attempts N]"
+	    " [--pinpoint-cap N]\n"
+	    "           [--calibrate[=TRIALS]] [-v]\n");
 	exit(2);
 }
 
+/* Parses the options and runs one row, the table or the calibration. */
 int
 main(int argc, char **argv)
 {
@@ -398,7 +418,10 @@ main(int argc, char **argv)
 		{ "run-cost", 1, 0, 'U' }, { "dof", 1, 0, 'f' },
 		{ "contamination", 1, 0, 'e' }, { "zeroday-runs", 1, 0, 'Z' },
 		{ "pinpoint-attempts", 1, 0, 'P' }, { "pinpoint-cap", 1, 0, 'C' },
-		{ "calibrate", 2, 0, 'K' }, { 0, 0, 0, 0 },
+		{ "calibrate", 2, 0, 'K' }, { "level-p", 1, 0, 'L' },
+		{ "level-samples", 1, 0, 'l' }, { "repro-beta", 1, 0, 'x' },
+		{ "repro-effect", 1, 0, 'y' }, { "repro-gap", 1, 0, 'w' },
+		{ 0, 0, 0, 0 },
 	};
 	struct sim_case cs = { "linear", 1000, "normal", 2, 0.1, 1, 0, 0, 0, 1 };
 	struct opts o;
@@ -411,7 +434,7 @@ main(int argc, char **argv)
 	o.pp_attempts = 10;
 	o.pp_cap = 30;
 	o.host_runs = 1;
-	o.trials = 40;
+	o.trials = 100;
 	for (i = 0; i < ST_N; i++)
 		o.strategies[i] = 1;
 	while ((ch = getopt_long(argc, argv, "v", lo, NULL)) != -1) {
@@ -436,7 +459,7 @@ main(int argc, char **argv)
 			else if (strcmp(optarg, "all") != 0) usage();
 			break;
 		case 'H': o.host_runs = 0; break;
-		case 'F': o.trials = 200; break;
+		case 'F': o.trials = 500; break;
 		case 'c': o.ep.confidence = atof(optarg); break;
 		case 'm': o.ep.max_samples = (unsigned)strtoul(optarg, NULL, 10); break;
 		case 'r': o.ep.repro_min = (unsigned)strtoul(optarg, NULL, 10); break;
@@ -455,6 +478,11 @@ main(int argc, char **argv)
 			if (optarg)
 				cal_trials = (unsigned)strtoul(optarg, NULL, 10);
 			break;
+		case 'L': o.ep.level_p = atof(optarg); break;
+		case 'l': o.ep.level_samples = atof(optarg); break;
+		case 'x': o.ep.repro_beta = atof(optarg); break;
+		case 'y': o.ep.repro_effect = atof(optarg); break;
+		case 'w': o.ep.repro_gap = atof(optarg); break;
 		case 'v': o.verbose = 1; break;
 		default: usage();
 		}

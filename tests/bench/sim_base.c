@@ -102,6 +102,7 @@ hard_bisect(struct sim_world *w, classify_fn fn, void *ctx,
 	free(stack);
 }
 
+/* Draws k runs at a commit and counts them. */
 static void
 take(struct sim_world *w, uint32_t commit, double *out, unsigned k,
     struct sim_result *r)
@@ -115,6 +116,7 @@ take(struct sim_world *w, uint32_t commit, double *out, unsigned k,
 		r->endpoint_samples += k;
 }
 
+/* Median without disturbing the caller's order. */
 static double
 median_of(const double *v, size_t n)
 {
@@ -126,24 +128,15 @@ median_of(const double *v, size_t n)
 	return m;
 }
 
-static double
-min_of(const double *v, size_t n)
+/* Smallest and largest value. */
+static void
+range_of(const double *v, size_t n, double *min, double *max)
 {
-	double m = v[0];
-
-	while (n-- > 1)
-		m = fmin(m, v[n]);
-	return m;
-}
-
-static double
-max_of(const double *v, size_t n)
-{
-	double m = v[0];
-
-	while (n-- > 1)
-		m = fmax(m, v[n]);
-	return m;
+	*min = *max = v[0];
+	while (n-- > 1) {
+		*min = fmin(*min, v[n]);
+		*max = fmax(*max, v[n]);
+	}
 }
 
 /*
@@ -153,13 +146,16 @@ max_of(const double *v, size_t n)
 static int
 lkp_changed(const double *a, size_t na, const double *b, size_t nb)
 {
-	double ma = median_of(a, na), mb = median_of(b, nb);
+	double ma = median_of(a, na), mb = median_of(b, nb), amin, amax;
+	double bmin, bmax;
 
 	if (na < 3 || nb < 3)
 		return 0;
-	if (min_of(b, nb) > ma && mb > max_of(a, na))
+	range_of(a, na, &amin, &amax);
+	range_of(b, nb, &bmin, &bmax);
+	if (bmin > ma && mb > amax)
 		return 1;
-	if (max_of(b, nb) < ma && mb < min_of(a, na))
+	if (bmax < ma && mb < amin)
 		return -1;
 	return 0;
 }
@@ -171,6 +167,7 @@ struct zeroday {
 	int		 dir;
 };
 
+/* 6 runs at the commit, judged against the good runs by lkp's rule. */
 static int
 zeroday_classify(struct sim_world *w, void *ctx, uint32_t x,
     struct sim_result *r, struct sim_steps *st)
@@ -185,6 +182,7 @@ zeroday_classify(struct sim_world *w, void *ctx, uint32_t x,
 	return lkp_changed(z->good, z->runs, z->tmp, z->runs) == z->dir;
 }
 
+/* Turns the step list into rounds for 1, 4 and 8 hosts. */
 static void
 finish(struct sim_result *r, struct sim_steps *st)
 {
@@ -194,6 +192,7 @@ finish(struct sim_result *r, struct sim_steps *st)
 	sim_steps_release(st);
 }
 
+/* 0-day: 6 runs at each endpoint, then plain halving with lkp's rule. */
 void
 sim_zeroday(struct sim_world *w, unsigned runs, struct sim_result *r)
 {
@@ -259,6 +258,7 @@ struct pinpoint {
 	size_t		 ng, ngcap;
 };
 
+/* Adds attempts to the good side, which Pinpoint grows with each comparison. */
 static void
 pp_more_good(struct sim_world *w, struct pinpoint *pp, unsigned k,
     struct sim_result *r)
@@ -271,6 +271,7 @@ pp_more_good(struct sim_world *w, struct pinpoint *pp, unsigned k,
 	pp->ng += k;
 }
 
+/* 10 attempts, 10 more on both sides while the comparison is unknown. */
 static int
 pinpoint_classify(struct sim_world *w, void *ctx, uint32_t x,
     struct sim_result *r, struct sim_steps *st)
@@ -295,6 +296,7 @@ pinpoint_classify(struct sim_world *w, void *ctx, uint32_t x,
 	return c == PP_DIFF;
 }
 
+/* Pinpoint: the endpoints must differ, then plain halving with its comparison. */
 void
 sim_pinpoint(struct sim_world *w, unsigned attempts, unsigned cap,
     struct sim_result *r)
@@ -333,6 +335,7 @@ struct naive {
 	int	dir;
 };
 
+/* One run, bad if past the midpoint of the endpoint runs. */
 static int
 naive_classify(struct sim_world *w, void *ctx, uint32_t x,
     struct sim_result *r, struct sim_steps *st)
@@ -348,6 +351,7 @@ naive_classify(struct sim_world *w, void *ctx, uint32_t x,
 	return nv->dir != 0 && (v - nv->mid) * nv->dir > 0;
 }
 
+/* git bisect run with one run per commit and a midpoint threshold. */
 void
 sim_naive(struct sim_world *w, struct sim_result *r)
 {

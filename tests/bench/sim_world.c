@@ -11,6 +11,7 @@
 #include "common/xmalloc.h"
 #include "tests/bench/sim.h"
 
+/* Spreads a seed over the generator's state. */
 static uint64_t
 splitmix(uint64_t *x)
 {
@@ -21,6 +22,7 @@ splitmix(uint64_t *x)
 	return z ^ (z >> 31);
 }
 
+/* One independent stream per (seed, stream) pair, so rows and strategies do not share draws. */
 void
 sim_rng_seed(struct sim_rng *r, uint64_t seed, uint64_t stream)
 {
@@ -31,12 +33,14 @@ sim_rng_seed(struct sim_rng *r, uint64_t seed, uint64_t stream)
 		r->s[i] = splitmix(&x);
 }
 
+/* Rotation for xoshiro. */
 static uint64_t
 rotl(uint64_t x, int k)
 {
 	return (x << k) | (x >> (64 - k));
 }
 
+/* xoshiro256**: fast and good enough for simulation. */
 uint64_t
 sim_rng_next(struct sim_rng *r)
 {
@@ -51,12 +55,14 @@ sim_rng_next(struct sim_rng *r)
 	return res;
 }
 
+/* 53 random bits in [0, 1). */
 double
 sim_rng_unif(struct sim_rng *r)
 {
 	return (double)(sim_rng_next(r) >> 11) * (1.0 / 9007199254740992.0);
 }
 
+/* Box-Muller; one of the pair is enough here. */
 double
 sim_rng_norm(struct sim_rng *r)
 {
@@ -70,6 +76,7 @@ struct dag_build {
 	size_t		 n, np, cap;
 };
 
+/* Appends a commit with its parents; indices stay parents-first. */
 static void
 dag_commit(struct dag_build *b, const uint32_t *ps, size_t k)
 {
@@ -136,6 +143,7 @@ dag_merge(struct dag_build *b, size_t n, struct sim_rng *r)
 	dag_commit(b, ps, k);
 }
 
+/* A line, or topic branches and merges, for the row's N. */
 static void
 build_dag(struct sim_world *w, struct sim_rng *r)
 {
@@ -180,6 +188,7 @@ mark_unbuildable(struct sim_world *w, struct sim_rng *r)
 	}
 }
 
+/* Everything about a trial but the noise comes from the seed and the trial number. */
 void
 sim_world_init(struct sim_world *w, const struct sim_case *cs, unsigned trial)
 {
@@ -216,6 +225,7 @@ sim_world_init(struct sim_world *w, const struct sim_case *cs, unsigned trial)
 	sim_world_reseed(w, 0);
 }
 
+/* Frees what sim_world_init made. */
 void
 sim_world_release(struct sim_world *w)
 {
@@ -225,6 +235,7 @@ sim_world_release(struct sim_world *w)
 	memset(w, 0, sizeof(*w));
 }
 
+/* Each strategy gets the same noise source, independent of the others' draws. */
 void
 sim_world_reseed(struct sim_world *w, unsigned strategy)
 {
@@ -259,6 +270,7 @@ noise(struct sim_world *w)
 	return sim_rng_norm(r);
 }
 
+/* The truth plus noise: what a benchmark run would report. */
 double
 sim_world_sample(struct sim_world *w, uint32_t commit)
 {
@@ -269,6 +281,7 @@ sim_world_sample(struct sim_world *w, uint32_t commit)
 	return w->base + (bad ? w->delta : 0) + noise(w);
 }
 
+/* Records one step's samples, all of which can run at once. */
 void
 sim_steps_add(struct sim_steps *s, unsigned samples)
 {
@@ -279,6 +292,7 @@ sim_steps_add(struct sim_steps *s, unsigned samples)
 	s->v[s->n++] = samples;
 }
 
+/* With k hosts a step of s samples takes ceil(s / k) rounds. */
 unsigned
 sim_steps_rounds(const struct sim_steps *s, unsigned k)
 {
@@ -290,6 +304,7 @@ sim_steps_rounds(const struct sim_steps *s, unsigned k)
 	return r;
 }
 
+/* Frees the step list. */
 void
 sim_steps_release(struct sim_steps *s)
 {
