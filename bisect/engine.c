@@ -17,6 +17,7 @@ engine_params_default(struct engine_params *p)
 {
 	memset(p, 0, sizeof(*p));
 	p->confidence = 0.99;
+	p->stop_margin = 0.5;
 	p->max_samples = 500;
 	p->repro_min = 3;
 	p->repro_max = 100;
@@ -46,6 +47,8 @@ check_params(const struct engine_params *p, size_t n, struct bd_error *err)
 	double sum = 0;
 	size_t i;
 
+	if (!(p->stop_margin > 0 && p->stop_margin <= 1))
+		return bd_error_set(err, -EINVAL, "stop_margin must be in (0, 1]");
 	if (!(p->confidence > 0.5 && p->confidence < 1))
 		return bd_error_set(err, -EINVAL, "confidence must be in (0.5, 1)");
 	if (p->repro_min < 2 || p->repro_max < p->repro_min)

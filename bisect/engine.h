@@ -59,7 +59,11 @@ enum engine_metric {
 };
 
 struct engine_params {
-	double		confidence;	/* culprit mass to stop at (0.99) */
+	double		confidence;	/* reported confidence target (0.99) */
+	double		stop_margin;	/* stop when the mass reaches
+					   1 - (1 - confidence) * stop_margin
+					   (0.5): the posterior is overconfident
+					   when the noise model misfits */
 	unsigned	max_samples;	/* budget, endpoint samples included
 					   (500) */
 	unsigned	repro_min;	/* first reproduction look per side (3) */

@@ -184,12 +184,14 @@ print_case_header(const struct sim_case *cs, const struct opts *o)
 	    " --repro-alpha %g --repro-beta %g --repro-effect %g --repro-gap %g"
 	    " --min-change %g --build-cost %g --run-cost %g --dof %g"
 	    " --contamination %g --level-p %g --level-samples %g"
+	    " --stop-margin %g"
 	    " --zeroday-runs %u --pinpoint-attempts %u --pinpoint-cap %u\n",
 	    o->ep.confidence, o->ep.max_samples, o->ep.repro_min,
 	    o->ep.repro_max, o->ep.repro_alpha, o->ep.repro_beta,
 	    o->ep.repro_effect, o->ep.repro_gap, o->ep.min_change,
 	    o->ep.build_cost, o->ep.run_cost, o->ep.t_dof, o->ep.contamination,
-	    o->ep.level_p, o->ep.level_samples, o->zd_runs, o->pp_attempts,
+	    o->ep.level_p, o->ep.level_samples, o->ep.stop_margin,
+	    o->zd_runs, o->pp_attempts,
 	    o->pp_cap);
 	printf("   %-9s %6s %6s %6s %6s %6s %8s %6s %7s %7s %7s %7s %7s %6s %6s\n",
 	    "strategy", "exact%", "set%", "named%", "norep%", "incon%",
@@ -395,6 +397,7 @@ usage(void)
 	    "           [--min-change F] [--build-cost C] [--run-cost C]"
 	    " [--dof NU]\n"
 	    "           [--contamination E] [--level-p P] [--level-samples K]\n"
+	    "           [--stop-margin M]\n"
 	    "           [--zeroday-runs N] [--pinpoint-attempts N]"
 	    " [--pinpoint-cap N]\n"
 	    "           [--calibrate[=TRIALS]] [-v]\n");
@@ -421,6 +424,7 @@ main(int argc, char **argv)
 		{ "calibrate", 2, 0, 'K' }, { "level-p", 1, 0, 'L' },
 		{ "level-samples", 1, 0, 'l' }, { "repro-beta", 1, 0, 'x' },
 		{ "repro-effect", 1, 0, 'y' }, { "repro-gap", 1, 0, 'w' },
+		{ "stop-margin", 1, 0, 'Q' },
 		{ 0, 0, 0, 0 },
 	};
 	struct sim_case cs = { "linear", 1000, "normal", 2, 0.1, 1, 0, 0, 0, 1 };
@@ -480,6 +484,7 @@ main(int argc, char **argv)
 			break;
 		case 'L': o.ep.level_p = atof(optarg); break;
 		case 'l': o.ep.level_samples = atof(optarg); break;
+		case 'Q': o.ep.stop_margin = atof(optarg); break;
 		case 'x': o.ep.repro_beta = atof(optarg); break;
 		case 'y': o.ep.repro_effect = atof(optarg); break;
 		case 'w': o.ep.repro_gap = atof(optarg); break;
