@@ -172,6 +172,10 @@ Test(engine, rejects_bad_parameters_and_graphs)
 	engine_params_default(&p);
 	p.prior = prior;
 	cr_assert_eq(engine_init(&e, &g, &p, &err), -EINVAL);
+	engine_params_default(&p);
+	p.stop_margin = 0;
+	cr_assert_eq(engine_init(&e, &g, &p, &err), -EINVAL);
+	cr_assert(strstr(err.msg, "stop_margin") != NULL);
 	/* Two unrelated roots: the last is not a descendant of the first. */
 	cr_assert_eq(graph_init_parents(&two, 2, off, par, NULL), 0);
 	engine_params_default(&p);
