@@ -233,18 +233,6 @@ Test(remote, exec_exit_codes_and_signals)
 	drain_loop();
 }
 
-/* Reads a whole small file (caller frees); NULL if it does not exist. */
-static char *
-slurp(const char *path)
-{
-	char *argv[] = { "cat", (char *)path, NULL }, *out;
-	int st;
-
-	if (access(path, F_OK) != 0)
-		return NULL;
-	out = tst_run_capture(argv, &st);
-	return out;
-}
 
 static char *
 path_in(const char *dir, const char *name)
@@ -460,7 +448,7 @@ static void
 read_pids(const char *dir, long *pid, long *child)
 {
 	char *p = path_in(dir, "pid"), *c = path_in(dir, "child");
-	char *a = slurp(p), *b = slurp(c);
+	char *a = tst_read_file(p), *b = tst_read_file(c);
 
 	*pid = a ? atol(a) : 0;
 	*child = b ? atol(b) : 0;
@@ -648,7 +636,7 @@ Test(remote, host_key_checks)
 	/* accept-new: recorded, then trusted in strict mode. */
 	h.host_key = CONFIG_HOST_KEY_ACCEPT_NEW;
 	cr_assert_eq(try_connect(&h, msg, sizeof(msg)), 0, "%s", msg);
-	line = slurp(kh);
+	line = tst_read_file(kh);
 	cr_assert_not_null(line);
 	xasprintf(&other, "[127.0.0.1]:%d ssh-ed25519 ", srv[0].port);
 	cr_assert(strncmp(line, other, strlen(other)) == 0, "%s", line);
@@ -844,12 +832,12 @@ Test(remote, step_pipeline_on_one_host)
 	cr_assert_eq(x.nmetrics, 2);
 	cr_assert(x.built);
 	p = path_in(srv[0].dir, "installed");
-	s = slurp(p);
+	s = tst_read_file(p);
 	cr_assert_str_eq(s, "built-" SHORT "\n");
 	free(s);
 	free(p);
 	p = path_in(tmp, "run1-run.log");
-	s = slurp(p);
+	s = tst_read_file(p);
 	cr_assert_not_null(s, "per-phase log written");
 	cr_assert(strstr(s, "progress") != NULL && strstr(s, "built-") !=
 	    NULL, "%s", s);
@@ -1079,7 +1067,7 @@ run_job(struct job_queue *q, struct config_benchmark *b, const char *group,
 static int
 count_lines(const char *path)
 {
-	char *s = slurp(path), *p;
+	char *s = tst_read_file(path), *p;
 	int n = 0;
 
 	for (p = s; p != NULL && *p != '\0'; p++)

@@ -257,23 +257,6 @@ svc_assert_samples_consistent(int64_t id)
 	return n;
 }
 
-/* Reads a whole small file, or NULL. */
-static char *
-svc_slurp(const char *path)
-{
-	FILE *f = fopen(path, "r");
-	char *buf;
-	size_t n;
-
-	if (f == NULL)
-		return NULL;
-	buf = xcalloc(1, 1 << 20);
-	n = fread(buf, 1, (1 << 20) - 1, f);
-	buf[n] = '\0';
-	fclose(f);
-	return buf;
-}
-
 /* The hook got the report on stdin and the culprit's author in env. */
 static void
 svc_assert_hook_ran(void)
@@ -284,7 +267,7 @@ svc_assert_hook_ran(void)
 	xasprintf(&path, "%s/hook.env", svc.dir);
 	for (waited = 0; waited < SVC_WAIT_MS; waited += 50) {
 		free(env);
-		if ((env = svc_slurp(path)) != NULL &&
+		if ((env = tst_read_file(path)) != NULL &&
 		    strstr(env, "BISECTD_CULPRIT=") != NULL)
 			break;
 		usleep(50 * 1000);
@@ -294,7 +277,7 @@ svc_assert_hook_ran(void)
 	cr_assert_not_null(strstr(env, "BISECTD_CULPRIT_AUTHOR=Fixture Author "
 	    "<author@example.org>"), "%s", env);
 	xasprintf(&path, "%s/hook.txt", svc.dir);
-	text = svc_slurp(path);
+	text = tst_read_file(path);
 	free(path);
 	cr_assert_not_null(text);
 	cr_assert_not_null(strstr(text, svc.culprit), "%s", text);

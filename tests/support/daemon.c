@@ -301,23 +301,10 @@ tst_daemon_request(const struct tst_daemon *td, const char *line)
 static int
 tst_daemon_file_has(const char *path, const char *text)
 {
-	FILE *f = fopen(path, "r");
-	char *buf;
-	size_t n;
-	long size;
-	int found = 0;
+	char *buf = tst_read_file(path);
+	int found = buf != NULL && strstr(buf, text) != NULL;
 
-	if (f == NULL)
-		return 0;
-	if (fseek(f, 0, SEEK_END) == 0 && (size = ftell(f)) >= 0) {
-		rewind(f);
-		buf = xmalloc((size_t)size + 1);
-		n = fread(buf, 1, (size_t)size, f);
-		buf[n] = '\0';
-		found = strstr(buf, text) != NULL;
-		free(buf);
-	}
-	fclose(f);
+	free(buf);
 	return found;
 }
 

@@ -74,6 +74,28 @@ tst_write_file(const char *dir, const char *name, const char *text)
 	return path;
 }
 
+char *
+tst_read_file(const char *path)
+{
+	FILE *f = fopen(path, "r");
+	char *buf = NULL;
+	size_t len = 0, cap = 0, n;
+
+	if (f == NULL)
+		return NULL;
+	do {
+		if (cap - len < 4096) {
+			cap = cap ? 2 * cap : 8192;
+			buf = xreallocarray(buf, cap, 1);
+		}
+		n = fread(buf + len, 1, cap - len - 1, f);
+		len += n;
+	} while (n > 0);
+	buf[len] = '\0';
+	fclose(f);
+	return buf;
+}
+
 int
 tst_run(char *const argv[])
 {

@@ -18,6 +18,8 @@ char	*tst_tmpdir(const char *tag);
 void	 tst_rmrf(const char *path);
 /* Writes text to dir/name and returns the path (caller frees). */
 char	*tst_write_file(const char *dir, const char *name, const char *text);
+/* The whole file as a string (caller frees), or NULL when unreadable. */
+char	*tst_read_file(const char *path);
 /* Runs argv and returns its exit status (-1 if it could not run). */
 int	 tst_run(char *const argv[]);
 /* Runs argv and returns its stdout (caller frees), or NULL on failure. */

@@ -267,23 +267,6 @@ fixture_release(struct fixture *f)
 
 /* ---- golden files ---- */
 
-static char *
-read_file(const char *path)
-{
-	FILE *fp = fopen(path, "r");
-	char *buf;
-	long n;
-
-	if (fp == NULL)
-		return NULL;
-	fseek(fp, 0, SEEK_END);
-	n = ftell(fp);
-	rewind(fp);
-	buf = xmalloc((size_t)n + 1);
-	buf[fread(buf, 1, (size_t)n, fp)] = '\0';
-	fclose(fp);
-	return buf;
-}
 
 /*
  * The first differing line, like the top of a diff, into msg ("" when the
@@ -336,7 +319,7 @@ check_golden(const char *input, const char *golden)
 			fprintf(stderr, "report: rewrote %s\n", path);
 		}
 	}
-	want = read_file(path);
+	want = tst_read_file(path);
 	free(path);
 	if (want != NULL)
 		first_difference(msg, sizeof(msg), golden, want, text);
