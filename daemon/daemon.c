@@ -239,6 +239,33 @@ daemon_streq(const char *a, const char *b)
 	return strcmp(a, b) == 0;
 }
 
+/*
+ * The pool keeps the hosts it started with: a changed [host] section only
+ * takes effect after a restart, and the operator is told so.
+ */
+static int
+daemon_hosts_changed(const struct config *o, const struct config *n)
+{
+	size_t i;
+
+	if (o->nhosts != n->nhosts)
+		return 1;
+	for (i = 0; i < o->nhosts; i++) {
+		const struct config_host *a = &o->hosts[i], *b = &n->hosts[i];
+
+		if (!daemon_streq(a->name, b->name) ||
+		    !daemon_streq(a->address, b->address) ||
+		    a->port != b->port || !daemon_streq(a->user, b->user) ||
+		    !daemon_streq(a->identity, b->identity) ||
+		    !daemon_streq(a->known_hosts, b->known_hosts) ||
+		    !daemon_streq(a->group, b->group) || a->roles != b->roles ||
+		    !daemon_streq(a->workdir, b->workdir) ||
+		    a->host_key != b->host_key)
+			return 1;
+	}
+	return 0;
+}
+
 /* Applies what a running daemon can change; names what it cannot. */
 static void
 daemon_apply(struct daemon *d, const struct config *old,
@@ -252,14 +279,15 @@ daemon_apply(struct daemon *d, const struct config *old,
 	} fixed[] = {
 		{ "socket", !daemon_streq(o->socket, n->socket) },
 		{ "database", !daemon_streq(o->database, n->database) },
+		{ "hosts", daemon_hosts_changed(old, new) },
 	};
 	size_t i;
 
 	for (i = 0; i < sizeof(fixed) / sizeof(fixed[0]); i++) {
 		if (!fixed[i].changed)
 			continue;
-		log_warnx("reload: [daemon] %s changed; it takes effect only "
-		    "after a restart", fixed[i].key);
+		log_warnx("reload: %s changed; it takes effect only after a "
+		    "restart", fixed[i].key);
 		if (restart_needed != NULL)
 			json_array_append_new(restart_needed,
 			    json_string(fixed[i].key));

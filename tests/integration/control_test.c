@@ -673,3 +673,24 @@ CTEST(state_changing_requests_are_recorded_with_the_uid)
 	for (i = 0; i < 2; i++)
 		free(seen.outcome[i]);
 }
+
+/* A changed [host] section waits for a restart, and reload says so. */
+CTEST(reload_names_host_changes_as_needing_a_restart)
+{
+	json_t *r, *v;
+	size_t i;
+	int named = 0;
+
+	start(NULL, hosts_ini);
+	cr_assert_eq(tst_daemon_write_config(&td, NULL,
+	    "[host alpha]\naddress = 127.0.0.1\nport = 2209\nuser = bench\n"
+	    "identity = id_ed25519\nknown_hosts = known_hosts\ngroup = lab\n"
+	    "roles = build,test\n"), 0);
+	r = parse(tst_daemon_request(&td, "{\"cmd\":\"reload\"}"));
+	cr_assert(is_ok(r));
+	json_array_foreach(json_object_get(r, "restart_needed"), i, v)
+		if (strcmp(json_string_value(v), "hosts") == 0)
+			named = 1;
+	cr_assert(named, "restart_needed does not name hosts");
+	json_decref(r);
+}
