@@ -113,8 +113,12 @@ sched_probe(struct sched *s, struct bisection *b, uint32_t commit)
 		engine_probe_dropped(&b->e, commit);
 		return;
 	}
-	if (sched_submit(s, b, run, commit, sha) < 0)
+	if (sched_submit(s, b, run, commit, sha) < 0) {
+		/* Not left queued: a restart would submit it again. */
+		store_run_finish(sched_store(s), run, &(struct store_run_result){
+		    .state = STORE_RUN_CANCELLED }, NULL, 0, &err);
 		engine_probe_dropped(&b->e, commit);
+	}
 }
 
 struct resubmit {
