@@ -171,6 +171,17 @@ log_run(void *arg, const struct store_run *r)
 	return 0;
 }
 
+static int
+bisection_is_requested_good(const struct bisection *b, const char *sha)
+{
+	size_t i;
+
+	for (i = 0; i < b->rec.ngood; i++)
+		if (strcmp(b->rec.good[i], sha) == 0)
+			return 1;
+	return 0;
+}
+
 json_t *
 bisection_log_json(struct bisection *b, struct store *st,
     git_repository *repo)
@@ -187,9 +198,10 @@ bisection_log_json(struct bisection *b, struct store *st,
 	log_line(&c, "bad", b->rec.bad);
 	for (i = 0; i < b->rec.ngood; i++)
 		log_line(&c, "good", b->rec.good[i]);
+	/* Merge bases stood in for good revisions that are not ancestors. */
 	for (i = 0; i < b->ngoods; i++) {
 		git_oid_tostr(sha, sizeof(sha), &b->goods[i]);
-		if (strcmp(sha, b->rec.good[i < b->rec.ngood ? i : 0]) != 0)
+		if (!bisection_is_requested_good(b, sha))
 			log_line(&c, "good", sha);
 	}
 	c.seen = xcalloc(b->g.n, 1);
