@@ -564,3 +564,57 @@ Test(service, drain_undrain_and_watch)
 	json_decref(r);
 	cr_assert_str_neq(svc_host_state("h0"), "draining");
 }
+
+/* Runs git in the fixture repository; returns its stdout (caller frees). */
+static char *
+svc_git(const char *a1, const char *a2, const char *a3, const char *a4)
+{
+	char *argv[] = { "git", "-C", svc.repo, (char *)a1, (char *)a2,
+	    (char *)a3, (char *)a4, NULL };
+	char *out;
+	int st;
+
+	out = tst_run_capture(argv, &st);
+	cr_assert_not_null(out);
+	cr_assert_eq(st, 0, "git %s %s failed: %s", a1, a2 ? a2 : "", out);
+	return out;
+}
+
+/*
+ * linux-next style: the good revision is not an ancestor of bad (its tag
+ * was rebuilt), so good samples run at the merge base, as git tests first.
+ */
+Test(service, good_that_is_not_an_ancestor_uses_the_merge_base)
+{
+	json_t *b, *r, *line;
+	char *out, side[41];
+	int64_t id;
+	size_t i;
+	int logged_base = 0;
+
+	svc_setup("svc-next", 2, "3:4", 0);
+	free(svc_git("checkout", "-q", "-b", "old-next"));
+	free(svc_git("reset", "-q", "--hard", svc.good));
+	free(svc_git("commit", "--allow-empty", "-m", "next-20231113 only"));
+	out = svc_git("rev-parse", "HEAD", NULL, NULL);
+	memcpy(side, out, 40);
+	side[40] = '\0';
+	free(out);
+	free(svc_git("checkout", "-q", "master", NULL));
+	r = svc_req("{\"cmd\":\"bisect\",\"good\":[\"%s\"],\"bad\":\"%s\","
+	    "\"benchmark\":\"spin\",\"metric\":\"ops_per_sec\","
+	    "\"group\":\"lab\"}", side, svc.bad);
+	cr_assert(json_is_true(json_object_get(r, "ok")));
+	id = json_integer_value(json_object_get(r, "bisection"));
+	json_decref(r);
+	b = svc_wait(id);
+	svc_assert_culprit(b);
+	json_decref(b);
+	r = svc_req("{\"cmd\":\"log\",\"bisection\":%lld}", (long long)id);
+	json_array_foreach(json_object_get(r, "lines"), i, line)
+		if (strstr(json_string_value(line), "git bisect good ") &&
+		    strstr(json_string_value(line), svc.good))
+			logged_base = 1;
+	cr_assert(logged_base, "the merge base is logged as good");
+	json_decref(r);
+}
