@@ -217,6 +217,7 @@ replay_sample(void *arg, const struct store_sample *sm)
 		c->sm = xreallocarray(c->sm, c->cap, sizeof(*c->sm));
 	}
 	c->sm[c->n].run = sm->run;
+	c->sm[c->n].seq = sm->seq;
 	c->sm[c->n].value = sm->value;
 	c->n++;
 	return 0;
@@ -238,12 +239,11 @@ replay_run(void *arg, const struct store_run *r)
 		c->rc = engine_add_skip(&b->e, (uint32_t)idx, c->err);
 		return c->rc < 0 ? -1 : 0;
 	}
-	while (c->pos < c->n && c->sm[c->pos].run != r->id)
+	/* Both lists are in finish order: one forward walk pairs them. */
+	while (c->pos < c->n && c->sm[c->pos].seq < r->seq)
 		c->pos++;
-	if (c->pos == c->n) {
-		c->pos = 0;
+	if (c->pos == c->n || c->sm[c->pos].run != r->id)
 		return 0;	/* a done run without this metric */
-	}
 	c->rc = engine_add_sample(&b->e, (uint32_t)idx, c->sm[c->pos].value,
 	    c->err);
 	c->pos++;

@@ -70,7 +70,6 @@ struct bisection {
 	int			 engine_ready;
 	struct bisection_probe_list probes;
 	size_t			 nprobes;
-	unsigned		 rr_credit;	/* fair share bookkeeping */
 	double			 run_ms_sum;	/* for the time estimate */
 	unsigned		 run_ms_n;
 	/* Loading on the thread pool. */

@@ -158,7 +158,7 @@ cmdsvc_cancel(struct cmd_ctx *ctx)
 	int64_t id = json_integer_value(json_object_get(ctx->req, "bisection"));
 	struct bd_error err;
 
-	if (sched_cancel(ctx->d->sched, id, ctx->conn->uid, &err) < 0)
+	if (sched_cancel(ctx->d->sched, id, &err) < 0)
 		return cmdsvc_fail(ctx, &err);
 	json_object_set_new(ctx->reply, "cancelled", json_true());
 	return 0;

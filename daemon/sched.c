@@ -461,13 +461,12 @@ sched_find(struct sched *s, int64_t id, struct bd_error *err)
 }
 
 int
-sched_cancel(struct sched *s, int64_t id, uid_t uid, struct bd_error *err)
+sched_cancel(struct sched *s, int64_t id, struct bd_error *err)
 {
 	struct bisection *b = sched_find(s, id, err);
 	struct bisection_probe *p, *tp;
 	int rc;
 
-	(void)uid;
 	if (b == NULL || b->phase == BISECTION_FINISHED)
 		return bd_error_set(err, -ENOENT, "bisection %lld is not "
 		    "running", (long long)id);

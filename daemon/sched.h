@@ -44,8 +44,7 @@ int	sched_bisect(struct sched *s, const json_t *req, uid_t uid,
 struct bisection *sched_find(struct sched *s, int64_t id,
 	    struct bd_error *err);
 /* Stops a bisection's remote work and marks it cancelled. */
-int	sched_cancel(struct sched *s, int64_t id, uid_t uid,
-	    struct bd_error *err);
+int	sched_cancel(struct sched *s, int64_t id, struct bd_error *err);
 /* Runs engine decisions now (coalesced on the loop). */
 void	sched_kick(struct sched *s);
 

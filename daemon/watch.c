@@ -34,7 +34,6 @@ watch_emit(struct daemon *d, const char *event, json_t *fields)
 	if (line == NULL)
 		return;
 	len = strlen(line);
-	line[len] = '\0';
 	TAILQ_FOREACH(c, &d->ctl.conns, entry)
 		if ((c->subscriptions & WATCH_ALL) && !c->closing) {
 			ctl_conn_send(c, line, len);

@@ -158,12 +158,41 @@ svc_req(const char *fmt, ...)
 	return tst_daemon_reply(out);
 }
 
+/* The hosts entry of name, as the daemon shows it (caller frees), or NULL. */
+static json_t *
+svc_host(const char *name)
+{
+	json_t *r = svc_req("{\"cmd\":\"hosts\"}"), *h, *found = NULL;
+	size_t i;
+
+	json_array_foreach(json_object_get(r, "hosts"), i, h)
+		if (strcmp(json_string_value(json_object_get(h, "name")),
+		    name) == 0)
+			found = json_incref(h);
+	json_decref(r);
+	return found;
+}
+
+/* A host's state word; a static buffer, valid until the next call. */
+static const char *
+svc_host_state(const char *name)
+{
+	static char state[32];
+	json_t *h = svc_host(name);
+
+	snprintf(state, sizeof(state), "%s", h ? json_string_value(
+	    json_object_get(h, "state")) : "");
+	json_decref(h);
+	return state;
+}
+
 static int64_t
-svc_bisect(const char *metric, int *existing)
+svc_bisect_range(const char *good, const char *bad, const char *metric,
+    int *existing)
 {
 	json_t *r = svc_req("{\"cmd\":\"bisect\",\"good\":[\"%s\"],"
 	    "\"bad\":\"%s\",\"benchmark\":\"spin\",\"metric\":\"%s\","
-	    "\"group\":\"lab\"}", svc.good, svc.bad, metric);
+	    "\"group\":\"lab\"}", good, bad, metric);
 	int64_t id;
 
 	cr_assert(json_is_true(json_object_get(r, "ok")), "bisect failed: %s",
@@ -174,6 +203,13 @@ svc_bisect(const char *metric, int *existing)
 		*existing = json_is_true(json_object_get(r, "existing"));
 	json_decref(r);
 	return id;
+}
+
+/* The fixture's own range: good to bad with the planted culprit. */
+static int64_t
+svc_bisect(const char *metric, int *existing)
+{
+	return svc_bisect_range(svc.good, svc.bad, metric, existing);
 }
 
 /* The status object of id (owned by the caller). */
@@ -346,24 +382,19 @@ Test(service, survives_kill_9_at_random_moments)
 
 Test(service, a_host_dies_mid_run)
 {
-	json_t *b, *r, *h;
+	json_t *b;
 	int64_t id;
-	size_t i;
 	int waited;
 
 	svc_setup("svc-hostdown", 2, "2:5", 0);
 	id = svc_bisect("ops_per_sec", NULL);
 	/* Wait until host h0 has work, then take it away. */
 	for (waited = 0; waited < SVC_WAIT_MS; waited += 50) {
-		int busy = 0;
+		json_t *h = svc_host("h0");
+		int busy = h != NULL && json_is_object(json_object_get(h,
+		    "current"));
 
-		r = svc_req("{\"cmd\":\"hosts\"}");
-		json_array_foreach(json_object_get(r, "hosts"), i, h)
-			if (strcmp(json_string_value(json_object_get(h, "name")),
-			    "h0") == 0 && json_is_object(json_object_get(h,
-			    "current")))
-				busy = 1;
-		json_decref(r);
+		json_decref(h);
 		if (busy)
 			break;
 		usleep(50 * 1000);
@@ -501,16 +532,11 @@ Test(service, bad_requests_change_nothing)
 /* Ancestry is checked with the graph, off the loop: the bisection fails. */
 Test(service, reversed_range_fails_with_a_reason)
 {
-	json_t *r, *b;
+	json_t *b;
 	int64_t id;
 
 	svc_setup("svc-reversed", 1, "2:3", 0);
-	r = svc_req("{\"cmd\":\"bisect\",\"good\":[\"%s\"],\"bad\":\"%s\","
-	    "\"benchmark\":\"spin\",\"metric\":\"ops_per_sec\","
-	    "\"group\":\"lab\"}", svc.bad, svc.good);
-	cr_assert(json_is_true(json_object_get(r, "ok")));
-	id = json_integer_value(json_object_get(r, "bisection"));
-	json_decref(r);
+	id = svc_bisect_range(svc.bad, svc.good, "ops_per_sec", NULL);
 	b = svc_wait(id);
 	cr_assert_str_eq(json_string_value(json_object_get(b, "state")),
 	    "failed");
@@ -519,22 +545,6 @@ Test(service, reversed_range_fails_with_a_reason)
 	json_decref(b);
 }
 
-static const char *
-svc_host_state(const char *name)
-{
-	static char state[32];
-	json_t *r = svc_req("{\"cmd\":\"hosts\"}"), *h;
-	size_t i;
-
-	state[0] = '\0';
-	json_array_foreach(json_object_get(r, "hosts"), i, h)
-		if (strcmp(json_string_value(json_object_get(h, "name")),
-		    name) == 0)
-			snprintf(state, sizeof(state), "%s", json_string_value(
-			    json_object_get(h, "state")));
-	json_decref(r);
-	return state;
-}
 
 /* Drain shows in hosts and in the event stream; undrain brings it back. */
 Test(service, drain_undrain_and_watch)
@@ -601,12 +611,7 @@ Test(service, good_that_is_not_an_ancestor_uses_the_merge_base)
 	side[40] = '\0';
 	free(out);
 	free(svc_git("checkout", "-q", "master", NULL));
-	r = svc_req("{\"cmd\":\"bisect\",\"good\":[\"%s\"],\"bad\":\"%s\","
-	    "\"benchmark\":\"spin\",\"metric\":\"ops_per_sec\","
-	    "\"group\":\"lab\"}", side, svc.bad);
-	cr_assert(json_is_true(json_object_get(r, "ok")));
-	id = json_integer_value(json_object_get(r, "bisection"));
-	json_decref(r);
+	id = svc_bisect_range(side, svc.bad, "ops_per_sec", NULL);
 	b = svc_wait(id);
 	svc_assert_culprit(b);
 	json_decref(b);
