@@ -25,15 +25,19 @@ TEST_LIBS   = $(shell pkg-config --libs $(TEST_PKGS) 2>/dev/null)
 
 SAN     = -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=undefined
 
-# Library code: every module except the two programs' main files.
-MAINS   = daemon/bisectd.c daemon/bisectctl.c
-LIB_SRC = $(sort $(wildcard common/*.c config/*.c store/*.c bisect/*.c remote/*.c) \
+# Library code: every module except the two programs' main files.  The
+# client (ctl/) is a library of its own: bisectd links without it.
+MAINS   = daemon/bisectd.c ctl/bisectctl.c
+LIB_SRC = $(sort $(wildcard common/*.c config/*.c store/*.c bisect/*.c remote/*.c repo/*.c) \
             $(filter-out $(MAINS),$(wildcard daemon/*.c)))
+CTL_SRC = $(sort $(filter-out $(MAINS),$(wildcard ctl/*.c)))
 TEST_SRC = $(sort $(wildcard tests/support/*.c tests/unit/*.c tests/integration/*.c))
 BENCH_SRC = $(sort $(wildcard tests/bench/*.c))
 
 OBJ      = $(LIB_SRC:%.c=$(BUILD)/obj/%.o)
 ASAN_OBJ = $(LIB_SRC:%.c=$(BUILD)/asan/%.o)
+CTL_OBJ      = $(CTL_SRC:%.c=$(BUILD)/obj/%.o)
+CTL_ASAN_OBJ = $(CTL_SRC:%.c=$(BUILD)/asan/%.o)
 TEST_OBJ = $(TEST_SRC:%.c=$(BUILD)/asan/%.o)
 
 ALL_CFLAGS = $(CSTD) $(WARN) $(INCS) $(PKG_CFLAGS) -MMD -MP
@@ -62,19 +66,27 @@ $(BUILD)/libbisectd-asan.a: $(ASAN_OBJ)
 	@rm -f $@
 	ar rcs $@ $^
 
+$(BUILD)/libbisectctl.a: $(CTL_OBJ)
+	@rm -f $@
+	ar rcs $@ $^
+
+$(BUILD)/libbisectctl-asan.a: $(CTL_ASAN_OBJ)
+	@rm -f $@
+	ar rcs $@ $^
+
 $(BUILD)/bisectd: $(BUILD)/obj/daemon/bisectd.o $(BUILD)/libbisectd.a
 	$(CC) $(OPT) -o $@ $^ $(PKG_LIBS)
 
-$(BUILD)/bisectctl: $(BUILD)/obj/daemon/bisectctl.o $(BUILD)/libbisectd.a
+$(BUILD)/bisectctl: $(BUILD)/obj/ctl/bisectctl.o $(BUILD)/libbisectctl.a $(BUILD)/libbisectd.a
 	$(CC) $(OPT) -o $@ $^ $(PKG_LIBS)
 
 $(BUILD)/asan/bisectd: $(BUILD)/asan/daemon/bisectd.o $(BUILD)/libbisectd-asan.a
 	$(CC) $(SAN) -o $@ $^ $(PKG_LIBS)
 
-$(BUILD)/asan/bisectctl: $(BUILD)/asan/daemon/bisectctl.o $(BUILD)/libbisectd-asan.a
+$(BUILD)/asan/bisectctl: $(BUILD)/asan/ctl/bisectctl.o $(BUILD)/libbisectctl-asan.a $(BUILD)/libbisectd-asan.a
 	$(CC) $(SAN) -o $@ $^ $(PKG_LIBS)
 
-$(BUILD)/asan/tests/run-tests: $(TEST_OBJ) $(BUILD)/libbisectd-asan.a
+$(BUILD)/asan/tests/run-tests: $(TEST_OBJ) $(BUILD)/libbisectctl-asan.a $(BUILD)/libbisectd-asan.a
 	@mkdir -p $(dir $@)
 	$(CC) $(SAN) -o $@ $^ $(PKG_LIBS) $(TEST_LIBS)
 
@@ -109,4 +121,4 @@ install: all
 clean:
 	rm -rf $(BUILD) build-*
 
--include $(OBJ:.o=.d) $(ASAN_OBJ:.o=.d) $(TEST_OBJ:.o=.d)
+-include $(OBJ:.o=.d) $(ASAN_OBJ:.o=.d) $(CTL_OBJ:.o=.d) $(CTL_ASAN_OBJ:.o=.d) $(TEST_OBJ:.o=.d)

@@ -15,8 +15,10 @@
 
 #include <jansson.h>
 
+#include "common/proto.h"
+
 #define CONFIG_DEFAULT_PATH	"/etc/bisectd.conf"
-#define CONFIG_DEFAULT_SOCKET	"/run/bisectd/bisectd.sock"
+#define CONFIG_DEFAULT_SOCKET	PROTO_DEFAULT_SOCKET
 #define CONFIG_DEFAULT_DATABASE	"/var/lib/bisectd/bisectd.db"
 #define CONFIG_DEFAULT_WORKDIR	"/var/lib/bisectd/work"
 #define CONFIG_DEFAULT_GROUP	"default"

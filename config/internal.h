@@ -16,6 +16,7 @@
 #include <stdint.h>
 
 #include "common/error.h"
+#include "common/names.h"
 #include "config/config.h"
 
 #define CONFIG_MAX_KEYS		16	/* keys of the largest section */
@@ -52,7 +53,7 @@ struct config_key {
 	size_t		 offset;
 	int		 flags;		/* enum config_key_flag bits */
 	uint64_t	 min, max;	/* for integers */
-	const struct config_enum *words; /* for enums, stored as an int */
+	const struct name_value *words; /* for enums, stored as an int */
 };
 
 struct config_section_def {
@@ -66,12 +67,6 @@ struct config_section_def {
 	void			*(*base)(struct config *, size_t index);
 	/* Checks that span keys of one section, run at its end. */
 	void			(*finish)(struct config_ctx *);
-};
-
-/* A value name and the number it stands for, for enum-like keys. */
-struct config_enum {
-	const char	*name;
-	int		 value;
 };
 
 struct config_msg {
@@ -128,11 +123,9 @@ void	config_section_key(struct config_ctx *ctx, const char *name,
 void	config_check_references(struct config_ctx *ctx);
 
 /* value.c */
-extern const struct config_enum config_log_level_words[];
-extern const struct config_enum config_host_key_words[];
-extern const struct config_enum config_role_words[];
+extern const struct name_value config_host_key_words[];
+extern const struct name_value config_role_words[];
 
-const char *config_enum_name(const struct config_enum *table, int value);
 int	config_name_valid(const char *s);
 int	config_value_string(const struct config_ctx *, const struct config_key *,
 	    void *, const char *, struct bd_error *);

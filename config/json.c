@@ -84,7 +84,7 @@ config_json_fraction(const struct config_key *key, const void *base)
 static json_t *
 config_json_enum(const struct config_key *key, const void *base)
 {
-	return json_string(config_enum_name(key->words,
+	return json_string(name_of(key->words,
 	    *CONFIG_FIELD(base, key, const int)));
 }
 
@@ -92,7 +92,7 @@ static json_t *
 config_json_roles(const struct config_key *key, const void *base)
 {
 	unsigned roles = *CONFIG_FIELD(base, key, const unsigned);
-	const struct config_enum *e;
+	const struct name_value *e;
 	json_t *a = json_array();
 
 	for (e = config_role_words; e->name != NULL; e++)

@@ -12,7 +12,7 @@
 #include "common/xmalloc.h"
 #include "config/config.h"
 #include "config/internal.h"
-#include "daemon/log.h"
+#include "common/log.h"
 
 #define KEY(st, name, fn, flags, lo, hi) \
 	{ #name, config_value_##fn, offsetof(struct st, name), flags, lo, hi, \
@@ -30,7 +30,7 @@ static const struct config_key config_daemon_keys[] = {
 	KEY(config_daemon, socket_group, name, 0, 0, 0),
 	KEY(config_daemon, database, path, 0, 0, 0),
 	KEY(config_daemon, workdir, path, 0, 0, 0),
-	KEYE(config_daemon, log_level, config_log_level_words),
+	KEYE(config_daemon, log_level, log_level_words),
 	KEY(config_daemon, max_clients, uint, 0, 1, 100000),
 	KEY(config_daemon, max_clients_per_uid, uint, 0, 1, 100000),
 	KEY(config_daemon, report_hook, string, 0, 0, 0),

@@ -19,23 +19,14 @@
 #include "common/xmalloc.h"
 #include "config/config.h"
 #include "config/internal.h"
-#include "daemon/log.h"
 
-const struct config_enum config_log_level_words[] = {
-	{ "error", LOG_LEVEL_ERROR },
-	{ "warn", LOG_LEVEL_WARN },
-	{ "info", LOG_LEVEL_INFO },
-	{ "debug", LOG_LEVEL_DEBUG },
-	{ NULL, 0 },
-};
-
-const struct config_enum config_host_key_words[] = {
+const struct name_value config_host_key_words[] = {
 	{ "strict", CONFIG_HOST_KEY_STRICT },
 	{ "accept-new", CONFIG_HOST_KEY_ACCEPT_NEW },
 	{ NULL, 0 },
 };
 
-const struct config_enum config_role_words[] = {
+const struct name_value config_role_words[] = {
 	{ "build", CONFIG_ROLE_BUILD },
 	{ "test", CONFIG_ROLE_TEST },
 	{ NULL, 0 },
@@ -64,29 +55,17 @@ static const struct {
 	{ "d", 24 * 60 * 60 * 1000 },
 };
 
-/* JSON output and messages need the word back for a stored number. */
-const char *
-config_enum_name(const struct config_enum *table, int value)
-{
-	for (; table->name != NULL; table++)
-		if (table->value == value)
-			return table->name;
-	return "?";
-}
-
 /* Enum keys share one lookup and one message listing the accepted words. */
 static int
-config_enum_parse(const struct config_enum *table, const char *key,
+config_enum_parse(const struct name_value *table, const char *key,
     const char *value, int *out, struct bd_error *err)
 {
-	const struct config_enum *e;
+	const struct name_value *e;
 	char words[128] = "";
 
+	if (name_find(table, value, out) == 0)
+		return 0;
 	for (e = table; e->name != NULL; e++) {
-		if (strcmp(e->name, value) == 0) {
-			*out = e->value;
-			return 0;
-		}
 		if (e != table)
 			strncat(words, e[1].name == NULL ? " or " : ", ",
 			    sizeof(words) - strlen(words) - 1);

@@ -11,8 +11,8 @@
 #include "common/error.h"
 #include "config/config.h"
 #include "daemon/daemon.h"
-#include "daemon/log.h"
-#include "daemon/proto.h"
+#include "common/log.h"
+#include "common/proto.h"
 
 /* Usage errors exit 64 (EX_USAGE), distinct from configuration errors. */
 static void __attribute__((noreturn))

@@ -4,7 +4,7 @@
 
 #include "common/xmalloc.h"
 #include "daemon/buildcache.h"
-#include "daemon/log.h"
+#include "common/log.h"
 #include "store/store.h"
 
 /* The store keys builds by a text; the config hash makes edits count. */

@@ -10,7 +10,7 @@
 #include "daemon/cmdsvc.h"
 #include "daemon/ctl.h"
 #include "daemon/daemon.h"
-#include "daemon/log.h"
+#include "common/log.h"
 #include "daemon/sched.h"
 #include "store/store.h"
 

@@ -14,7 +14,7 @@
 
 #include <jansson.h>
 
-#include "daemon/proto.h"
+#include "common/proto.h"
 
 struct ctl_conn;
 struct daemon;

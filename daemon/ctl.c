@@ -10,8 +10,8 @@
 
 #include "common/xmalloc.h"
 #include "daemon/ctl.h"
-#include "daemon/log.h"
-#include "daemon/proto.h"
+#include "common/log.h"
+#include "common/proto.h"
 
 #define CTL_BACKLOG	128
 #define CTL_IN_START	4096

@@ -11,7 +11,7 @@
 #include "common/xmalloc.h"
 #include "daemon/cmd.h"
 #include "daemon/daemon.h"
-#include "daemon/log.h"
+#include "common/log.h"
 #include "store/store.h"
 #include "daemon/sched.h"
 #include <git2.h>

@@ -3,7 +3,7 @@
 
 #include "common/xmalloc.h"
 #include "daemon/hook.h"
-#include "daemon/log.h"
+#include "common/log.h"
 
 extern char **environ;
 

@@ -8,7 +8,7 @@
 #include "daemon/bisection.h"
 #include "daemon/daemon.h"
 #include "daemon/hook.h"
-#include "daemon/log.h"
+#include "common/log.h"
 #include "daemon/reporter.h"
 #include "daemon/sched.h"
 #include "store/store.h"

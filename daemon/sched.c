@@ -11,7 +11,7 @@
 #include "daemon/bisection.h"
 #include "daemon/buildcache.h"
 #include "daemon/daemon.h"
-#include "daemon/log.h"
+#include "common/log.h"
 #include "daemon/reporter.h"
 #include "daemon/sched.h"
 #include "daemon/sched_int.h"

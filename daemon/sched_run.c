@@ -14,7 +14,7 @@
 #include "config/config.h"
 #include "daemon/bisection.h"
 #include "daemon/daemon.h"
-#include "daemon/log.h"
+#include "common/log.h"
 #include "daemon/reporter.h"
 #include "daemon/sched.h"
 #include "daemon/sched_int.h"

@@ -19,7 +19,7 @@
 #include <unistd.h>
 
 #include "common/xmalloc.h"
-#include "daemon/proto.h"
+#include "common/proto.h"
 #include "store/store.h"
 #include "tests/support/daemon.h"
 #include "tests/support/tst.h"

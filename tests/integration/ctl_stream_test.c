@@ -10,7 +10,7 @@
 #include <string.h>
 
 #include "common/xmalloc.h"
-#include "daemon/ctlprint.h"
+#include "ctl/ctlprint.h"
 #include "tests/integration/ctl_client_test.h"
 
 CTEST(watch_prints_events_until_closed)

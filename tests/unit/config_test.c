@@ -18,7 +18,7 @@
 
 #include "common/xmalloc.h"
 #include "config/config.h"
-#include "daemon/log.h"
+#include "common/log.h"
 #include "tests/support/tst.h"
 #include "tests/unit/config_test.h"
 

@@ -7,8 +7,8 @@
  * clients match on them, so a code is never renamed, only added.
  * docs/protocol.md is the reference.
  */
-#ifndef DAEMON_PROTO_H
-#define DAEMON_PROTO_H
+#ifndef COMMON_PROTO_H
+#define COMMON_PROTO_H
 
 #include <stddef.h>
 
@@ -18,6 +18,8 @@
 #define PROTO_VERSION		1
 /* Longest request line in bytes, not counting the newline. */
 #define PROTO_LINE_MAX		65536
+/* Where the daemon listens and bisectctl connects unless told otherwise. */
+#define PROTO_DEFAULT_SOCKET	"/run/bisectd/bisectd.sock"
 
 enum proto_error {
 	PROTO_E_MALFORMED_JSON = 0,	/* the line is not JSON */

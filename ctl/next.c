@@ -12,7 +12,7 @@
 
 #include "bisect/graph.h"
 #include "common/xmalloc.h"
-#include "daemon/next.h"
+#include "ctl/next.h"
 
 #define NEXT_EXIT_ERROR	1	/* the repository or revisions are wrong */
 #define NEXT_EXIT_USAGE	2	/* the command line is wrong */

@@ -4,8 +4,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "daemon/ctlprint.h"
-#include "daemon/ctlprint_int.h"
+#include "ctl/ctlprint.h"
+#include "ctl/ctlprint_int.h"
 
 /* Label column of the multi-line status. */
 #define LABEL_WIDTH	12

@@ -8,9 +8,9 @@
 
 #include "common/error.h"
 #include "common/xmalloc.h"
-#include "daemon/client.h"
-#include "daemon/ctlprint.h"
-#include "daemon/ctlstream.h"
+#include "ctl/client.h"
+#include "ctl/ctlprint.h"
+#include "ctl/ctlstream.h"
 
 /* Where --follow is: what was printed last, and how to print. */
 struct follow {

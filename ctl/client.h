@@ -6,8 +6,8 @@
  * closes and frees them.  Reply lines and parsed replies handed out by
  * client_request() belong to the caller.
  */
-#ifndef DAEMON_CLIENT_H
-#define DAEMON_CLIENT_H
+#ifndef CTL_CLIENT_H
+#define CTL_CLIENT_H
 
 #include <stddef.h>
 #include <time.h>

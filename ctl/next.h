@@ -2,8 +2,8 @@
  * `bisectctl next`: the offline next-commit choice, with no daemon.
  * Owned by the graph module's work; bisectctl's command table calls it.
  */
-#ifndef DAEMON_NEXT_H
-#define DAEMON_NEXT_H
+#ifndef CTL_NEXT_H
+#define CTL_NEXT_H
 
 /* argv[0] is "next"; returns the process exit code. */
 int	next_main(int argc, char **argv);

@@ -6,17 +6,18 @@
 #include <syslog.h>
 #include <time.h>
 
-#include "daemon/log.h"
+#include "common/log.h"
 
 static int log_foreground = 1;
 static enum log_level log_threshold = LOG_LEVEL_INFO;
 static const char *log_progname = "bisectd";
 
-static const char *const log_level_names[] = {
-	[LOG_LEVEL_ERROR] = "error",
-	[LOG_LEVEL_WARN] = "warn",
-	[LOG_LEVEL_INFO] = "info",
-	[LOG_LEVEL_DEBUG] = "debug",
+const struct name_value log_level_words[] = {
+	{ "error", LOG_LEVEL_ERROR },
+	{ "warn", LOG_LEVEL_WARN },
+	{ "info", LOG_LEVEL_INFO },
+	{ "debug", LOG_LEVEL_DEBUG },
+	{ NULL, 0 },
 };
 
 static const int log_syslog_prio[] = {
@@ -44,18 +45,11 @@ log_set_level(enum log_level level)
 	log_threshold = level;
 }
 
-int
-log_level_parse(const char *name)
-{
-	size_t i;
-
-	for (i = 0; i < sizeof(log_level_names) / sizeof(log_level_names[0]); i++)
-		if (strcmp(name, log_level_names[i]) == 0)
-			return (int)i;
-	return -1;
-}
-
-/* One formatting path for every level, so all lines look alike. */
+/*
+ * One formatting path for every level, so all lines look alike.  errno is
+ * saved and restored, so a caller may log between a failing call and the
+ * code that reads its errno.
+ */
 static void
 log_vwrite(enum log_level level, const char *errstr, const char *fmt,
     va_list ap)
@@ -64,6 +58,7 @@ log_vwrite(enum log_level level, const char *errstr, const char *fmt,
 	char stamp[32];
 	struct timespec ts;
 	struct tm tm;
+	int saved_errno = errno;
 
 	if (level > log_threshold)
 		return;
@@ -73,6 +68,7 @@ log_vwrite(enum log_level level, const char *errstr, const char *fmt,
 			syslog(log_syslog_prio[level], "%s: %s", msg, errstr);
 		else
 			syslog(log_syslog_prio[level], "%s", msg);
+		errno = saved_errno;
 		return;
 	}
 	clock_gettime(CLOCK_REALTIME, &ts);
@@ -80,11 +76,12 @@ log_vwrite(enum log_level level, const char *errstr, const char *fmt,
 	strftime(stamp, sizeof(stamp), "%Y-%m-%dT%H:%M:%SZ", &tm);
 	if (errstr != NULL)
 		fprintf(stderr, "%s %s[%s] %s: %s\n", stamp, log_progname,
-		    log_level_names[level], msg, errstr);
+		    name_of(log_level_words, level), msg, errstr);
 	else
 		fprintf(stderr, "%s %s[%s] %s\n", stamp, log_progname,
-		    log_level_names[level], msg);
+		    name_of(log_level_words, level), msg);
 	fflush(stderr);
+	errno = saved_errno;
 }
 
 void

@@ -6,8 +6,8 @@
  * Both return bisectctl's exit status (enum client_result values) and
  * print errors on stderr themselves.  req is borrowed.
  */
-#ifndef DAEMON_CTLSTREAM_H
-#define DAEMON_CTLSTREAM_H
+#ifndef CTL_CTLSTREAM_H
+#define CTL_CTLSTREAM_H
 
 #include <jansson.h>
 

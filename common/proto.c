@@ -2,7 +2,7 @@
 #include <string.h>
 
 #include "common/xmalloc.h"
-#include "daemon/proto.h"
+#include "common/proto.h"
 
 static const char *const proto_error_codes[PROTO_E_COUNT] = {
 	[PROTO_E_MALFORMED_JSON] = "malformed-json",

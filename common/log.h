@@ -1,9 +1,14 @@
 /*
  * Logging for the daemon and its client: stderr in the foreground, syslog
- * otherwise.  Library modules never log; they return a struct bd_error.
+ * otherwise.  Only daemon/ and the programs' main files call the log_*
+ * functions; library modules return a struct bd_error instead.  The level
+ * enum and its name table live here so config/ can parse log_level without
+ * reaching into daemon/.
  */
-#ifndef DAEMON_LOG_H
-#define DAEMON_LOG_H
+#ifndef COMMON_LOG_H
+#define COMMON_LOG_H
+
+#include "common/names.h"
 
 enum log_level {
 	LOG_LEVEL_ERROR = 0,
@@ -14,10 +19,13 @@ enum log_level {
 
 void	log_init(const char *progname, int foreground, enum log_level level);
 void	log_set_level(enum log_level level);
-/* Parses "error", "warn", "info" or "debug"; returns -1 for anything else. */
-int	log_level_parse(const char *name);
+/* The one table of level names ("error", "warn", "info", "debug"). */
+extern const struct name_value log_level_words[];
 
-/* log_warn appends strerror(errno); log_warnx does not (OpenBSD style). */
+/*
+ * log_warn appends strerror(errno); log_warnx does not (OpenBSD style).
+ * Every log function leaves errno as it found it.
+ */
 void	log_warn(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 void	log_warnx(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 void	log_info(const char *fmt, ...) __attribute__((format(printf, 1, 2)));

@@ -9,9 +9,8 @@
 #include <unistd.h>
 
 #include "common/xmalloc.h"
-#include "config/config.h"
-#include "daemon/client.h"
-#include "daemon/proto.h"
+#include "common/proto.h"
+#include "ctl/client.h"
 
 /* A cleared client can always be released, connected or not. */
 void
@@ -38,7 +37,7 @@ client_default_socket(void)
 {
 	const char *env = getenv("BISECTD_SOCKET");
 
-	return env != NULL && *env != '\0' ? env : CONFIG_DEFAULT_SOCKET;
+	return env != NULL && *env != '\0' ? env : PROTO_DEFAULT_SOCKET;
 }
 
 /* The message names the path: that is what a user needs to check first. */

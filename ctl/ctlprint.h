@@ -8,8 +8,8 @@
  * print as "-" instead of failing, so an older or newer daemon still gives
  * readable output.
  */
-#ifndef DAEMON_CTLPRINT_H
-#define DAEMON_CTLPRINT_H
+#ifndef CTL_CTLPRINT_H
+#define CTL_CTLPRINT_H
 
 #include <stddef.h>
 #include <stdio.h>

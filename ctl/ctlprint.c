@@ -4,8 +4,8 @@
 #include <string.h>
 
 #include "common/xmalloc.h"
-#include "daemon/ctlprint.h"
-#include "daemon/ctlprint_int.h"
+#include "ctl/ctlprint.h"
+#include "ctl/ctlprint_int.h"
 
 /*
  * A table printed with aligned columns.  Cells are added row by row; the

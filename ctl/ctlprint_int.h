@@ -3,8 +3,8 @@
  * readers for reply members that never fail, and formatting of shas,
  * times and durations.  Not for other modules.
  */
-#ifndef DAEMON_CTLPRINT_INT_H
-#define DAEMON_CTLPRINT_INT_H
+#ifndef CTL_CTLPRINT_INT_H
+#define CTL_CTLPRINT_INT_H
 
 #include <math.h>
 #include <stdio.h>

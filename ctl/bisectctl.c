@@ -19,10 +19,10 @@
 #include <string.h>
 
 #include "common/error.h"
-#include "daemon/client.h"
-#include "daemon/ctlprint.h"
-#include "daemon/ctlstream.h"
-#include "daemon/next.h"
+#include "ctl/client.h"
+#include "ctl/ctlprint.h"
+#include "ctl/ctlstream.h"
+#include "ctl/next.h"
 
 /* The other exit statuses are enum client_result's values. */
 #define EXIT_USAGE	64

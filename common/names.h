@@ -1,0 +1,20 @@
+/*
+ * Name tables: a word and the number it stands for, ended by a NULL name.
+ * Every enum that reaches a user (log levels, roles, host states, config
+ * words) has exactly one such table, read both ways through these helpers.
+ */
+#ifndef COMMON_NAMES_H
+#define COMMON_NAMES_H
+
+struct name_value {
+	const char	*name;
+	int		 value;
+};
+
+/* The word for value, or "?" when the table has none. */
+const char	*name_of(const struct name_value *table, int value);
+/* Sets *value for name and returns 0, or returns -1 when it is unknown. */
+int		 name_find(const struct name_value *table, const char *name,
+		    int *value);
+
+#endif
