@@ -2,6 +2,7 @@
 # the Debian packages when they are missing.
 
 PREFIX  ?= /usr/local
+SYSCONFDIR ?= /etc
 DESTDIR ?=
 BUILD   ?= build
 CC      ?= cc
@@ -10,7 +11,7 @@ PKGS      = libgit2 libssh2 sqlite3 libuv jansson inih
 TEST_PKGS = criterion
 DEB_PKGS  = pkg-config gcc make git libgit2-dev libssh2-1-dev libsqlite3-dev \
             libuv1-dev libjansson-dev libinih-dev libcriterion-dev \
-            openssh-server openssh-client
+            openssh-server openssh-client groff-base
 
 WARN    = -Wall -Wextra -Werror -Wformat=2 -Wshadow -Wmissing-prototypes \
           -Wstrict-prototypes -Wpointer-arith -Wvla
@@ -42,7 +43,8 @@ TEST_OBJ = $(TEST_SRC:%.c=$(BUILD)/asan/%.o)
 
 ALL_CFLAGS = $(CSTD) $(WARN) $(INCS) $(PKG_CFLAGS) -MMD -MP
 
-.PHONY: all deps test demo install clean bench bench-graph bench-sim bench-remote check-deps
+.PHONY: all deps test demo install clean bench bench-graph bench-sim bench-remote check-deps \
+        check-docs check-unit
 
 all: deps $(BUILD)/bisectd $(BUILD)/bisectctl
 
@@ -95,6 +97,7 @@ $(BUILD)/asan/tests/run-tests: $(TEST_OBJ) $(BUILD)/libbisectctl-asan.a $(BUILD)
 FILTER ?=
 JOBS   ?= 2
 test: deps $(BUILD)/asan/bisectd $(BUILD)/asan/bisectctl $(BUILD)/asan/tests/run-tests
+	@sh tests/support/checkdocs.sh $(abspath $(BUILD)/asan)
 	@echo "running Criterion tests (ASan + UBSan)"
 	BISECTD_BIN=$(abspath $(BUILD)/asan/bisectd) \
 	BISECTCTL_BIN=$(abspath $(BUILD)/asan/bisectctl) \
@@ -103,20 +106,40 @@ test: deps $(BUILD)/asan/bisectd $(BUILD)/asan/bisectctl $(BUILD)/asan/tests/run
 	UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
 	$(BUILD)/asan/tests/run-tests --jobs $(JOBS) --verbose=0 $(if $(FILTER),--filter '$(FILTER)')
 
+# Man pages and the systemd unit, as make test checks them.
+check-docs: $(BUILD)/asan/bisectd
+	@sh tests/support/checkdocs.sh $(abspath $(BUILD)/asan)
+
+# The unit's systemd-analyze security exposure score (goal: at most 3.0).
+# Written every time: the paths come from PREFIX and SYSCONFDIR of this call.
+$(BUILD)/bisectd.service: contrib/systemd/bisectd.service.in FORCE
+	@mkdir -p $(dir $@)
+	sed -e 's|@BINDIR@|$(PREFIX)/bin|g' -e 's|@SYSCONFDIR@|$(SYSCONFDIR)|g' $< > $@
+
+FORCE:
+
+check-unit: $(BUILD)/bisectd.service
+	systemd-analyze security --offline=true $(abspath $<) | tail -n 1
+
 demo: all
 	@sh tests/support/demo.sh $(abspath $(BUILD)) $(CURDIR)
 
 # Each benchmark brings its own tests/bench/NAME.mk with a bench-NAME target.
 -include $(wildcard tests/bench/*.mk)
 
-install: all
+install: all $(BUILD)/bisectd.service
 	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/share/man/man8 \
-		$(DESTDIR)$(PREFIX)/share/man/man1 $(DESTDIR)$(PREFIX)/share/doc/bisectd
+		$(DESTDIR)$(PREFIX)/share/man/man1 $(DESTDIR)$(PREFIX)/share/doc/bisectd \
+		$(DESTDIR)$(PREFIX)/lib/systemd/system $(DESTDIR)$(PREFIX)/lib/sysusers.d \
+		$(DESTDIR)$(PREFIX)/lib/tmpfiles.d
 	install -m 0755 $(BUILD)/bisectd $(DESTDIR)$(PREFIX)/bin/bisectd
 	install -m 0755 $(BUILD)/bisectctl $(DESTDIR)$(PREFIX)/bin/bisectctl
 	install -m 0644 docs/bisectd.8 $(DESTDIR)$(PREFIX)/share/man/man8/bisectd.8
 	install -m 0644 docs/bisectctl.1 $(DESTDIR)$(PREFIX)/share/man/man1/bisectctl.1
 	install -m 0644 config/bisectd.conf.example $(DESTDIR)$(PREFIX)/share/doc/bisectd/bisectd.conf.example
+	install -m 0644 $(BUILD)/bisectd.service $(DESTDIR)$(PREFIX)/lib/systemd/system/bisectd.service
+	install -m 0644 contrib/systemd/bisectd.sysusers $(DESTDIR)$(PREFIX)/lib/sysusers.d/bisectd.conf
+	install -m 0644 contrib/systemd/bisectd.tmpfiles $(DESTDIR)$(PREFIX)/lib/tmpfiles.d/bisectd.conf
 
 clean:
 	rm -rf $(BUILD) build-*

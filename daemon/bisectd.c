@@ -11,6 +11,7 @@
 #include "common/error.h"
 #include "config/config.h"
 #include "daemon/daemon.h"
+#include "daemon/notify.h"
 #include "common/log.h"
 #include "common/proto.h"
 
@@ -47,6 +48,7 @@ main(int argc, char **argv)
 	struct bd_error err;
 	int ch, foreground = 0, check = 0, ready = -1, rc;
 
+	notify_init();
 	while ((ch = getopt(argc, argv, "c:fnV")) != -1) {
 		switch (ch) {
 		case 'c':
@@ -97,6 +99,9 @@ main(int argc, char **argv)
 	}
 	if (!foreground)
 		daemon_detach_finish(ready, "bisectd", d.cfg.daemon.log_level);
+	/* Listening, migrated and replayed: clients may connect now. */
+	if (notify_send("READY=1") < 0)
+		log_warnx("cannot notify the service manager");
 	daemon_run(&d);
 	daemon_release(&d);
 	log_info("bisectd stopped");

@@ -11,6 +11,7 @@
 #include "common/xmalloc.h"
 #include "daemon/cmd.h"
 #include "daemon/daemon.h"
+#include "daemon/notify.h"
 #include "common/log.h"
 #include "store/store.h"
 #include "daemon/sched.h"
@@ -221,6 +222,7 @@ daemon_shutdown(struct daemon *d)
 	if (d->stopping)
 		return;
 	d->stopping = 1;
+	notify_send("STOPPING=1");
 	sched_stop(d->sched);
 	if (d->ctl_ready)
 		ctl_server_stop(&d->ctl);

@@ -1,0 +1,30 @@
+#!/bin/sh
+# Checks that ship beside the C tests: every man page renders without a
+# groff warning, and the systemd unit passes `systemd-analyze verify` (when
+# systemd-analyze exists on this machine).  Usage: checkdocs.sh BUILD_DIR
+set -u
+build=$1
+fail=0
+for page in docs/*.[0-9]; do
+	out=$(groff -ww -z -man "$page" 2>&1)
+	if [ -n "$out" ]; then
+		echo "FAIL man page $page:"; echo "$out"; fail=1
+	else
+		echo "ok   man page $page renders without warnings"
+	fi
+done
+if command -v systemd-analyze >/dev/null 2>&1; then
+	unit="$build/check/bisectd.service"
+	mkdir -p "$build/check"
+	# Point ExecStart at the binary just built, so verify finds it.
+	sed -e "s|@BINDIR@|$build|g" -e "s|@SYSCONFDIR@|/etc|g" \
+	    contrib/systemd/bisectd.service.in > "$unit"
+	if out=$(systemd-analyze verify --man=no "$unit" 2>&1) && [ -z "$out" ]; then
+		echo "ok   systemd-analyze verify contrib/systemd/bisectd.service.in"
+	else
+		echo "FAIL systemd-analyze verify:"; echo "$out"; fail=1
+	fi
+else
+	echo "skip systemd-analyze verify (no systemd-analyze on this machine)"
+fi
+exit $fail
