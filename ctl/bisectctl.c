@@ -20,8 +20,8 @@
 
 #include "common/error.h"
 #include "ctl/client.h"
-#include "ctl/ctlprint.h"
-#include "ctl/ctlstream.h"
+#include "ctl/print.h"
+#include "ctl/stream.h"
 #include "ctl/next.h"
 
 /* The other exit statuses are enum client_result's values. */
@@ -55,7 +55,7 @@ struct ctlarg {
 struct ctlopts {
 	const char	*path;		/* the daemon's socket */
 	int		 raw;		/* --json before the command */
-	unsigned	 pflags;	/* CTLPRINT_ bits, e.g. report's --json */
+	unsigned	 pflags;	/* PRINT_ bits, e.g. report's --json */
 	json_t		*local;		/* local arguments, by name */
 };
 
@@ -73,7 +73,7 @@ struct ctlcmd {
 	int			(*offline)(int, char **);
 	struct ctlarg		 pos;		/* at most one; name NULL: none */
 	const struct ctlarg	*opts;		/* ends with a NULL name */
-	ctlprint_fn		*print;
+	print_fn		*print;
 	ctl_session		*session;	/* NULL: one request, one reply */
 	unsigned		 flags;
 };
@@ -109,41 +109,41 @@ static const struct ctlarg samples_opts[] = {
 
 static const struct ctlcmd ctlcmds[] = {
 	{ "ping", "", "check that the daemon answers",
-	    NULL, POS_NONE, NULL, ctlprint_pong, NULL, 0 },
+	    NULL, POS_NONE, NULL, print_pong, NULL, 0 },
 	{ "version", "", "the daemon's version and uptime",
-	    NULL, POS_NONE, NULL, ctlprint_version, NULL, 0 },
+	    NULL, POS_NONE, NULL, print_version, NULL, 0 },
 	{ "config", "", "the configuration in effect, without secrets",
-	    NULL, POS_NONE, NULL, ctlprint_json, NULL, 0 },
+	    NULL, POS_NONE, NULL, print_json, NULL, 0 },
 	{ "hosts", "[GROUP]", "hosts, their state and current work",
 	    NULL, { "GROUP", "group", ARG_STRING, 0, 0 }, NULL,
-	    ctlprint_hosts, NULL, 0 },
+	    print_hosts, NULL, 0 },
 	{ "drain", "HOST", "finish the host's current run, then give it none",
-	    NULL, POS_HOST, NULL, ctlprint_drain, NULL, 0 },
+	    NULL, POS_HOST, NULL, print_drain, NULL, 0 },
 	{ "undrain", "HOST", "give a drained host work again",
-	    NULL, POS_HOST, NULL, ctlprint_drain, NULL, 0 },
+	    NULL, POS_HOST, NULL, print_drain, NULL, 0 },
 	{ "reload", "", "reload the configuration file (as SIGHUP does)",
-	    NULL, POS_NONE, NULL, ctlprint_reload, NULL, 0 },
+	    NULL, POS_NONE, NULL, print_reload, NULL, 0 },
 	{ "bisect", "--good REV [--good REV ...] --bad REV --benchmark NAME "
 	    "--metric NAME [--group G] [--confidence C] [--max-samples N] "
 	    "[--first-parent] [--priority P]", "start a bisection",
-	    NULL, POS_NONE, bisect_opts, ctlprint_bisect, NULL, 0 },
+	    NULL, POS_NONE, bisect_opts, print_bisect, NULL, 0 },
 	{ "status", "[ID] [--follow]", "a bisection in detail, or all of them",
 	    NULL, { "ID", "bisection", ARG_ID, 0, 0 }, status_opts,
-	    ctlprint_status, session_status, 0 },
+	    print_status, session_status, 0 },
 	{ "list", "", "all bisections, one line each",
-	    NULL, POS_NONE, NULL, ctlprint_list, NULL, 0 },
+	    NULL, POS_NONE, NULL, print_list, NULL, 0 },
 	{ "cancel", "ID", "stop a bisection and its remote work",
-	    NULL, POS_ID, NULL, ctlprint_cancel, NULL, 0 },
+	    NULL, POS_ID, NULL, print_cancel, NULL, 0 },
 	{ "log", "ID", "the bisection as `git bisect log` lines",
-	    NULL, POS_ID, NULL, ctlprint_log, NULL, 0 },
+	    NULL, POS_ID, NULL, print_log, NULL, 0 },
 	{ "samples", "ID [--commit C]", "the samples of a bisection",
-	    NULL, POS_ID, samples_opts, ctlprint_samples, NULL, 0 },
+	    NULL, POS_ID, samples_opts, print_samples, NULL, 0 },
 	{ "report", "ID [--json]", "the bisection's report (--json: its data)",
-	    NULL, POS_ID, NULL, ctlprint_report, NULL, CTL_OWNJSON },
+	    NULL, POS_ID, NULL, print_report, NULL, CTL_OWNJSON },
 	{ "watch", "", "print events as they happen, until interrupted",
 	    NULL, POS_NONE, NULL, NULL, session_watch, 0 },
 	{ "raw", "JSON", "send one request object as is, print the reply",
-	    NULL, { "JSON", NULL, ARG_OBJECT, 1, 0 }, NULL, ctlprint_json,
+	    NULL, { "JSON", NULL, ARG_OBJECT, 1, 0 }, NULL, print_json,
 	    NULL, 0 },
 	{ "next", "--repo DIR --bad REV --good REV ...",
 	    "offline: the next commit to test (no daemon)",
@@ -396,7 +396,7 @@ session_once(const struct ctlcmd *cmd, struct ctlopts *o, json_t *req)
 	else if (rc == CLIENT_OK)
 		cmd->print(stdout, reply, req, o->pflags);
 	else
-		ctlprint_error(stderr, reply);
+		print_error(stderr, reply);
 	free(line);
 	json_decref(reply);
 	client_release(&c);
@@ -411,7 +411,7 @@ session_status(const struct ctlcmd *cmd, struct ctlopts *o, json_t *req)
 		return session_once(cmd, o, req);
 	if (!json_is_integer(json_object_get(req, "bisection")))
 		return cmd_usage(cmd, "--follow needs a bisection ID");
-	return ctlstream_follow(o->path, req, o->raw);
+	return stream_follow(o->path, req, o->raw);
 }
 
 /* The event stream until the daemon closes it or the user interrupts. */
@@ -419,7 +419,7 @@ static int
 session_watch(const struct ctlcmd *cmd, struct ctlopts *o, json_t *req)
 {
 	(void)cmd;
-	return ctlstream_watch(o->path, req, o->raw);
+	return stream_watch(o->path, req, o->raw);
 }
 
 /* Builds the request from the arguments and hands it to the session. */
@@ -491,7 +491,7 @@ main(int argc, char **argv)
 		if (strcmp(argv[i], "--json") != 0)
 			argv[nargs++] = argv[i];
 		else if (cmd->flags & CTL_OWNJSON)
-			o.pflags |= CTLPRINT_JSON;
+			o.pflags |= PRINT_JSON;
 		else
 			o.raw = 1;
 	}
