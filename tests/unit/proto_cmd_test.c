@@ -169,8 +169,9 @@ Test(proto_cmd, daemon_answers_every_row)
 }
 
 /*
- * Adds the command names of one "### `a`, `b`" heading to seen (counts
- * per table row); names the table lacks are appended to unknown.
+ * Adds the backquoted command names of one "### `a`, `b`" heading (or
+ * sentence) to seen (counts per table row); names the table lacks are
+ * appended to unknown.
  */
 static void
 doc_heading(const char *h, int *seen, char *unknown, size_t size)
@@ -216,6 +217,34 @@ Test(proto_cmd, protocol_doc_has_every_command_and_no_other)
 		    "headings, not 1", seen[i], proto_cmd_table[i].name);
 	cr_expect_str_eq(unknown, "", "docs/protocol.md documents commands "
 	    "the table lacks:%s", unknown);
+	free(text);
+	free(path);
+}
+
+Test(proto_cmd, protocol_doc_names_the_state_changing_commands)
+{
+	static const char lead[] = "The state-changing commands are";
+	int named[PROTO_CMD_COUNT] = { 0 };
+	char unknown[512] = "", *path, *text, *p, *dot;
+	size_t i;
+
+	xasprintf(&path, "%s/docs/protocol.md", tst_env_path("BISECTD_SRCDIR"));
+	text = tst_read_file(path);
+	cr_assert_not_null(text, "cannot read %s", path);
+	for (p = text; (p = strchr(p, '\n')) != NULL; p++)
+		*p = ' ';
+	p = strstr(text, lead);
+	cr_assert_not_null(p, "docs/protocol.md lacks \"%s\"", lead);
+	dot = strchr(p, '.');
+	cr_assert_not_null(dot);
+	*dot = '\0';
+	doc_heading(p, named, unknown, sizeof(unknown));
+	for (i = 0; i < PROTO_CMD_COUNT; i++)
+		cr_expect_eq(named[i] == 1, (proto_cmd_table[i].flags &
+		    PROTO_CMD_STATE_CHANGING) != 0, "%s: named %d times, flags "
+		    "%#x", proto_cmd_table[i].name, named[i],
+		    proto_cmd_table[i].flags);
+	cr_expect_str_eq(unknown, "");
 	free(text);
 	free(path);
 }
