@@ -149,7 +149,7 @@ resolve_all(git_repository *repo, const char **revs, size_t n, git_oid *out,
 
 /* git's wording, so that users recognise every outcome. */
 static void
-print_next(const struct graph_revs *revs, const struct graph_next *nx)
+next_print(const struct graph_revs *revs, const struct graph_next *nx)
 {
 	char hex[GIT_OID_HEXSZ + 1], bad[GIT_OID_HEXSZ + 1];
 	size_t i;
@@ -189,7 +189,7 @@ print_next(const struct graph_revs *revs, const struct graph_next *nx)
 
 /* Resolves the revisions, runs one step and prints it. */
 static int
-run_next(const struct next_args *a)
+next_run(const struct next_args *a)
 {
 	git_repository *repo = NULL;
 	struct graph_revs revs;
@@ -220,7 +220,7 @@ run_next(const struct next_args *a)
 	revs.flags = a->flags;
 	if (graph_next(repo, &revs, &nx, &err) != 0)
 		goto fail;
-	print_next(&revs, &nx);
+	next_print(&revs, &nx);
 	graph_next_release(&nx);
 	rc = 0;
 	goto out;
@@ -247,7 +247,7 @@ next_main(int argc, char **argv)
 		rc = usage("--repo, --bad and at least one --good are needed");
 	else {
 		git_libgit2_init();
-		rc = run_next(&a);
+		rc = next_run(&a);
 		fflush(stdout);
 		git_libgit2_shutdown();
 	}

@@ -20,37 +20,26 @@ static cmd_fn	cmd_config;
 static cmd_fn	cmd_hosts;
 static cmd_fn	cmd_reload;
 
-static const struct cmd_field cmd_hosts_fields[] = {
-	{ "group", CMD_T_STRING, 0 },
-	{ NULL, 0, 0 }
-};
-
-/* Every command the daemon answers; docs/protocol.md describes each row. */
-static const struct cmd_entry cmd_table[] = {
-	{ "ping",	cmd_ping,	0,			NULL },
-	{ "version",	cmd_version,	0,			NULL },
-	{ "config",	cmd_config,	0,			NULL },
-	{ "hosts",	cmd_hosts,	0,			cmd_hosts_fields },
-	{ "reload",	cmd_reload,	CMD_STATE_CHANGING,	NULL },
-	{ "bisect",	cmdsvc_bisect,	CMD_STATE_CHANGING,	cmdsvc_bisect_fields },
-	{ "status",	cmdsvc_status,	0,			cmdsvc_status_fields },
-	{ "list",	cmdsvc_list,	0,			NULL },
-	{ "cancel",	cmdsvc_cancel,	CMD_STATE_CHANGING,	cmdsvc_id_fields },
-	{ "log",	cmdsvc_log,	0,			cmdsvc_id_fields },
-	{ "samples",	cmdsvc_samples,	0,			cmdsvc_samples_fields },
-	{ "drain",	cmdsvc_drain,	CMD_STATE_CHANGING,	cmdsvc_host_fields },
-	{ "undrain",	cmdsvc_undrain,	CMD_STATE_CHANGING,	cmdsvc_host_fields },
-	{ "watch",	cmdsvc_watch,	0,			NULL },
-	{ "report",	cmdsvc_report,	0,			cmdsvc_id_fields },
-};
-
-static const char *const cmd_type_names[] = {
-	[CMD_T_STRING] = "a string",
-	[CMD_T_INTEGER] = "an integer",
-	[CMD_T_NUMBER] = "a number",
-	[CMD_T_BOOL] = "true or false",
-	[CMD_T_STRINGS] = "an array of strings",
-	[CMD_T_OBJECT] = "an object",
+/*
+ * The handler of every command; common/proto_cmd.c has the rest of each
+ * row (fields, flags) and docs/protocol.md describes them.
+ */
+static cmd_fn *const cmd_handlers[PROTO_CMD_COUNT] = {
+	[PROTO_CMD_PING] = cmd_ping,
+	[PROTO_CMD_VERSION] = cmd_version,
+	[PROTO_CMD_CONFIG] = cmd_config,
+	[PROTO_CMD_HOSTS] = cmd_hosts,
+	[PROTO_CMD_RELOAD] = cmd_reload,
+	[PROTO_CMD_BISECT] = cmdsvc_bisect,
+	[PROTO_CMD_STATUS] = cmdsvc_status,
+	[PROTO_CMD_LIST] = cmdsvc_list,
+	[PROTO_CMD_CANCEL] = cmdsvc_cancel,
+	[PROTO_CMD_LOG] = cmdsvc_log,
+	[PROTO_CMD_SAMPLES] = cmdsvc_samples,
+	[PROTO_CMD_DRAIN] = cmdsvc_drain,
+	[PROTO_CMD_UNDRAIN] = cmdsvc_undrain,
+	[PROTO_CMD_WATCH] = cmdsvc_watch,
+	[PROTO_CMD_REPORT] = cmdsvc_report,
 };
 
 static const struct {
@@ -61,16 +50,13 @@ static const struct {
 	{ CONFIG_ROLE_TEST, "test" },
 };
 
-/* A linear walk: the table is short and read once per request. */
-const struct cmd_entry *
+/* The protocol table names the commands; this adds who answers them. */
+cmd_fn *
 cmd_find(const char *name)
 {
-	size_t i;
+	int id = proto_cmd_find(name);
 
-	for (i = 0; i < sizeof(cmd_table) / sizeof(cmd_table[0]); i++)
-		if (strcmp(cmd_table[i].name, name) == 0)
-			return &cmd_table[i];
-	return NULL;
+	return id < 0 ? NULL : cmd_handlers[id];
 }
 
 /* Handlers fail through one function so every error has a code and text. */
@@ -196,44 +182,16 @@ cmd_reload(struct cmd_ctx *ctx)
 	return 0;
 }
 
-/* One check per declared type keeps handlers free of type tests. */
-static int
-cmd_type_ok(const json_t *v, enum cmd_type t)
-{
-	size_t i;
-	json_t *e;
-
-	switch (t) {
-	case CMD_T_STRING:
-		return json_is_string(v);
-	case CMD_T_INTEGER:
-		return json_is_integer(v);
-	case CMD_T_NUMBER:
-		return json_is_number(v);
-	case CMD_T_BOOL:
-		return json_is_boolean(v);
-	case CMD_T_OBJECT:
-		return json_is_object(v);
-	case CMD_T_STRINGS:
-		if (!json_is_array(v))
-			return 0;
-		json_array_foreach(v, i, e)
-			if (!json_is_string(e))
-				return 0;
-		return 1;
-	}
-	return 0;
-}
-
 /*
- * Checks everything the table promises before a handler runs, so handlers
- * may take their declared fields' types for granted.
+ * Finds the command and checks the fields its row declares before a
+ * handler runs, so handlers may take their fields' types for granted.
  */
 static int
-cmd_check(struct cmd_ctx *ctx, const struct cmd_entry **ep)
+cmd_check(struct cmd_ctx *ctx, int *idp)
 {
-	const struct cmd_field *f;
-	json_t *cmd, *v;
+	struct bd_error err;
+	enum proto_error code;
+	json_t *cmd;
 
 	cmd = json_object_get(ctx->req, "cmd");
 	if (cmd == NULL)
@@ -242,26 +200,22 @@ cmd_check(struct cmd_ctx *ctx, const struct cmd_entry **ep)
 	if (!json_is_string(cmd))
 		return cmd_fail(ctx, PROTO_E_BAD_TYPE,
 		    "field cmd must be a string");
-	*ep = cmd_find(json_string_value(cmd));
-	if (*ep == NULL)
+	*idp = proto_cmd_find(json_string_value(cmd));
+	if (*idp >= 0 && cmd_handlers[*idp] == NULL)
+		*idp = -1;	/* a row without a handler: a test catches it */
+	if (*idp < 0)
 		return cmd_fail(ctx, PROTO_E_UNKNOWN_COMMAND,
 		    "unknown command %.64s", json_string_value(cmd));
-	for (f = (*ep)->fields; f != NULL && f->name != NULL; f++) {
-		v = json_object_get(ctx->req, f->name);
-		if (v == NULL && f->required)
-			return cmd_fail(ctx, PROTO_E_MISSING_FIELD,
-			    "%s: field %s is required", (*ep)->name, f->name);
-		if (v != NULL && !cmd_type_ok(v, f->type))
-			return cmd_fail(ctx, PROTO_E_BAD_TYPE,
-			    "%s: field %s must be %s", (*ep)->name, f->name,
-			    cmd_type_names[f->type]);
-	}
+	bd_error_clear(&err);
+	if (proto_cmd_check((enum proto_cmd_id)*idp, ctx->req, &code,
+	    &err) < 0)
+		return cmd_fail(ctx, code, "%s", err.msg);
 	return 0;
 }
 
 /* The audit trail: who asked for what state change, and how it ended. */
 static void
-cmd_record(struct cmd_ctx *ctx, const struct cmd_entry *e, const char *line,
+cmd_record(struct cmd_ctx *ctx, const struct proto_cmd *e, const char *line,
     const char *outcome)
 {
 	struct bd_error err;
@@ -293,7 +247,8 @@ void
 cmd_dispatch(struct ctl_conn *conn, char *line, size_t len, void *arg)
 {
 	struct cmd_ctx ctx;
-	const struct cmd_entry *e = NULL;
+	const struct proto_cmd *e = NULL;
+	int cmdid = -1;
 	json_error_t jerr;
 	json_t *id = NULL, *reply, *eobj;
 	int rc = -1;
@@ -318,10 +273,12 @@ cmd_dispatch(struct ctl_conn *conn, char *line, size_t len, void *arg)
 		id = NULL;
 		cmd_fail(&ctx, PROTO_E_BAD_TYPE,
 		    "field id must be a string or a number");
-	} else if (cmd_check(&ctx, &e) == 0) {
+	} else if (cmd_check(&ctx, &cmdid) == 0) {
 		ctx.reply = proto_reply_ok(id);
-		rc = e->fn(&ctx);
+		rc = cmd_handlers[cmdid](&ctx);
 	}
+	if (cmdid >= 0)
+		e = &proto_cmd_table[cmdid];
 	if (rc == 0)
 		reply = ctx.reply;
 	else {
@@ -331,7 +288,7 @@ cmd_dispatch(struct ctl_conn *conn, char *line, size_t len, void *arg)
 		if (ctx.detail != NULL)
 			json_object_update(eobj, ctx.detail);
 	}
-	if (e != NULL && (e->flags & CMD_STATE_CHANGING))
+	if (e != NULL && (e->flags & PROTO_CMD_STATE_CHANGING))
 		cmd_record(&ctx, e, line, rc == 0 ? "ok" :
 		    proto_error_code(ctx.error));
 	out = proto_encode(reply, &outlen);

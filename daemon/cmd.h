@@ -1,7 +1,8 @@
 /*
- * Request dispatch: every control command is one row of a table naming its
- * handler, whether it changes state (then the request, the caller's uid and
- * the outcome are stored as an event) and its fields with their types.
+ * Request dispatch: every control command is one row of the protocol table
+ * (common/proto_cmd.h) saying whether it changes state (then the request,
+ * the caller's uid and the outcome are stored as an event) and declaring
+ * its fields with their types; cmd.c maps each row to its handler.
  *
  * cmd_dispatch() parses a line, checks "cmd", "id" and the declared fields,
  * runs the handler and sends exactly one reply.  A handler only adds its
@@ -15,27 +16,10 @@
 #include <jansson.h>
 
 #include "common/proto.h"
+#include "common/proto_cmd.h"
 
 struct ctl_conn;
 struct daemon;
-
-/* JSON types a field may be declared with. */
-enum cmd_type {
-	CMD_T_STRING = 0,
-	CMD_T_INTEGER,
-	CMD_T_NUMBER,		/* integer or real */
-	CMD_T_BOOL,
-	CMD_T_STRINGS,		/* array of strings */
-	CMD_T_OBJECT,
-};
-
-struct cmd_field {
-	const char	*name;
-	enum cmd_type	 type;
-	int		 required;
-};
-
-#define CMD_STATE_CHANGING	0x1	/* recorded in events with the uid */
 
 struct cmd_ctx {
 	struct daemon	*d;
@@ -49,17 +33,10 @@ struct cmd_ctx {
 
 typedef int cmd_fn(struct cmd_ctx *ctx);
 
-struct cmd_entry {
-	const char		*name;
-	cmd_fn			*fn;
-	unsigned		 flags;
-	const struct cmd_field	*fields;	/* NULL-name terminated, or NULL */
-};
-
 /* A ctl_line_cb: arg is the struct daemon. */
 void	cmd_dispatch(struct ctl_conn *conn, char *line, size_t len, void *arg);
-/* The table row for name, or NULL. */
-const struct cmd_entry *cmd_find(const char *name);
+/* The handler of the protocol command called name, or NULL. */
+cmd_fn	*cmd_find(const char *name);
 /* Records an error for the reply and returns -1 for the handler to return. */
 int	cmd_fail(struct cmd_ctx *ctx, enum proto_error e, const char *fmt, ...)
 	    __attribute__((format(printf, 3, 4)));

@@ -12,40 +12,6 @@
 #include "remote/pool.h"
 #include "store/store.h"
 
-const struct cmd_field cmdsvc_bisect_fields[] = {
-	{ "good", CMD_T_STRINGS, 1 },
-	{ "bad", CMD_T_STRING, 1 },
-	{ "benchmark", CMD_T_STRING, 1 },
-	{ "metric", CMD_T_STRING, 1 },
-	{ "group", CMD_T_STRING, 0 },
-	{ "confidence", CMD_T_NUMBER, 0 },
-	{ "max_samples", CMD_T_INTEGER, 0 },
-	{ "first_parent", CMD_T_BOOL, 0 },
-	{ "priority", CMD_T_INTEGER, 0 },
-	{ NULL, 0, 0 }
-};
-
-const struct cmd_field cmdsvc_id_fields[] = {
-	{ "bisection", CMD_T_INTEGER, 1 },
-	{ NULL, 0, 0 }
-};
-
-const struct cmd_field cmdsvc_status_fields[] = {
-	{ "bisection", CMD_T_INTEGER, 0 },
-	{ NULL, 0, 0 }
-};
-
-const struct cmd_field cmdsvc_samples_fields[] = {
-	{ "bisection", CMD_T_INTEGER, 1 },
-	{ "commit", CMD_T_STRING, 0 },
-	{ NULL, 0, 0 }
-};
-
-const struct cmd_field cmdsvc_host_fields[] = {
-	{ "host", CMD_T_STRING, 1 },
-	{ NULL, 0, 0 }
-};
-
 /* Library errors map onto protocol codes by their errno. */
 static int
 cmdsvc_fail(struct cmd_ctx *ctx, const struct bd_error *err)

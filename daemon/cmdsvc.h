@@ -1,6 +1,7 @@
 /*
  * Control commands of the bisection service (bisect, status, list, cancel,
- * log, samples, drain, undrain, watch, report); rows of cmd.c's table.
+ * log, samples, drain, undrain, watch, report): handlers of cmd.c's table;
+ * their fields are declared in common/proto_cmd.c.
  */
 #ifndef DAEMON_CMDSVC_H
 #define DAEMON_CMDSVC_H
@@ -17,11 +18,5 @@ cmd_fn	cmdsvc_drain;
 cmd_fn	cmdsvc_undrain;
 cmd_fn	cmdsvc_watch;
 cmd_fn	cmdsvc_report;
-
-extern const struct cmd_field cmdsvc_bisect_fields[];
-extern const struct cmd_field cmdsvc_id_fields[];
-extern const struct cmd_field cmdsvc_status_fields[];
-extern const struct cmd_field cmdsvc_samples_fields[];
-extern const struct cmd_field cmdsvc_host_fields[];
 
 #endif

@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "common/proto_cmd.h"
 #include "common/xmalloc.h"
 #include "tests/integration/ctl_client_test.h"
 
@@ -149,6 +150,66 @@ CTEST(usage_errors_exit_64)
 	}
 	cr_expect_eq(fakesrv_nrequests(&fs), 0, "a usage error reached the "
 	    "daemon");
+}
+
+/* --help lists every command of the protocol table that is not hidden. */
+CTEST(help_lists_every_command_of_the_table)
+{
+	const struct proto_cmd *c;
+	char *want;
+	size_t i;
+
+	RUN(NULL, 0, ARGV("--help"));
+	cr_expect_eq(o.status, 64, "--help exit %d", o.status);
+	cr_expect_str_eq(o.out, "");
+	for (i = 0; i < PROTO_CMD_COUNT; i++) {
+		c = &proto_cmd_table[i];
+		xasprintf(&want, "\n  %-8s ", c->name);
+		if (c->flags & PROTO_CMD_HIDDEN)
+			cr_expect_null(strstr(o.err, want), "--help lists "
+			    "hidden %s", c->name);
+		else
+			cr_expect_not_null(strstr(o.err, want), "--help lacks "
+			    "%s:\n%s", c->name, o.err);
+		if (!(c->flags & PROTO_CMD_HIDDEN))
+			cr_expect_not_null(strstr(o.err, c->help),
+			    "--help lacks the help of %s", c->name);
+		free(want);
+	}
+	expect_err("\n  raw ");
+	expect_err("\n  next ");
+	expect_err("\n  help ");
+}
+
+/* `help` is asked for: the same list on stdout, exit 0; `help CMD` one row. */
+CTEST(help_command_shows_rows_of_the_table)
+{
+	const struct proto_cmd *c;
+	char *list, *want;
+	size_t i;
+
+	RUN(NULL, 0, ARGV("--help"));
+	list = xstrdup(o.err);
+	fakesrv_out_release(&o);
+	RUN(NULL, 0, ARGV("help"));
+	cr_expect_eq(o.status, 0, "stderr: %s", o.err);
+	cr_expect_str_eq(o.out, list, "help and --help differ");
+	free(list);
+	for (i = 0; i < PROTO_CMD_COUNT; i++) {
+		c = &proto_cmd_table[i];
+		fakesrv_out_release(&o);
+		RUN(NULL, 0, ARGV("help", c->name));
+		cr_expect_eq(o.status, 0, "help %s: exit %d", c->name,
+		    o.status);
+		xasprintf(&want, "usage: bisectctl %s%s%s\n%s\n", c->name,
+		    *c->usage ? " " : "", c->usage, c->help);
+		cr_expect_str_eq(o.out, want);
+		free(want);
+	}
+	fakesrv_out_release(&o);
+	RUN(NULL, 0, ARGV("help", "frobnicate"));
+	cr_expect_eq(o.status, 64);
+	expect_err("unknown command 'frobnicate'");
 }
 
 CTEST(status_one_readable)

@@ -10,7 +10,7 @@
 #include <string.h>
 
 #include "common/xmalloc.h"
-#include "ctl/ctlprint.h"
+#include "ctl/print.h"
 #include "tests/integration/ctl_client_test.h"
 
 CTEST(watch_prints_events_until_closed)
@@ -153,7 +153,7 @@ CTEST(follow_json_prints_changed_replies)
 
 /*
  * The only event is about another bisection, so the second status request
- * comes from the refresh timer (this test takes CTLSTREAM_REFRESH_MS); a
+ * comes from the refresh timer (this test takes STREAM_REFRESH_MS); a
  * timer that never fired would hang it until Criterion's timeout.
  */
 CTEST(follow_refreshes_on_the_timer)
@@ -220,14 +220,14 @@ Test(ctlclient, progress_lines)
 		b = json_loads(s, 0, NULL);
 		free(s);
 		cr_assert_not_null(b, "case %zu", i);
-		ctlprint_progress(b, buf, sizeof(buf));
+		print_progress(b, buf, sizeof(buf));
 		cr_expect_str_eq(buf, cases[i].line, "case %zu", i);
 		json_decref(b);
 	}
 	b = json_loads("{\"id\":1,\"state\":\"running\",\"phase\":\"bisecting\","
 	    "\"samples\":1,\"candidates_left\":2,\"top\":[{\"commit\":"
 	    "\"abcdef0123\",\"probability\":0.5}]}", 0, NULL);
-	ctlprint_progress(b, buf, 12);
+	print_progress(b, buf, 12);
 	cr_expect_eq(strlen(buf), 11, "cut to the buffer");
 	json_decref(b);
 }

@@ -4,8 +4,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "ctl/ctlprint.h"
-#include "ctl/ctlprint_int.h"
+#include "ctl/print.h"
+#include "ctl/print_int.h"
 
 /* Label column of the multi-line status. */
 #define LABEL_WIDTH	12
@@ -49,19 +49,19 @@ status_lists(FILE *out, const json_t *b)
 {
 	const json_t *v;
 	const char *host;
-	char sha[CTLPRINT_SHORT + 1];
+	char sha[PRINT_SHORT + 1];
 	size_t i;
 
 	json_array_foreach(json_object_get(b, "in_flight"), i, v) {
 		host = json_string_value(json_object_get(v, "host"));
 		field(out, i == 0 ? "in flight" : "", "run %lld: %s %s%s",
-		    num(v, "run"), shortsha(str(v, "commit"), CTLPRINT_SHORT,
+		    num(v, "run"), shortsha(str(v, "commit"), PRINT_SHORT,
 		    sha, sizeof(sha)), host != NULL ? "on " : "",
 		    host != NULL ? host : "(waiting for a host)");
 	}
 	json_array_foreach(json_object_get(b, "top"), i, v)
 		field(out, i == 0 ? "top" : "", "%s %5.1f%%  %s",
-		    shortsha(str(v, "commit"), CTLPRINT_SHORT, sha,
+		    shortsha(str(v, "commit"), PRINT_SHORT, sha,
 		    sizeof(sha)), 100.0 * json_number_value(
 		    json_object_get(v, "probability")), str(v, "subject"));
 }
@@ -129,11 +129,11 @@ status_one(FILE *out, const json_t *b)
 
 /* Without an id the daemon answers with the list, which prints as one. */
 void
-ctlprint_status(FILE *out, const json_t *r, const json_t *req,
+print_status(FILE *out, const json_t *r, const json_t *req,
     unsigned flags)
 {
 	if (json_is_array(json_object_get(r, "bisections")))
-		ctlprint_list(out, r, req, flags);
+		print_list(out, r, req, flags);
 	else
 		status_one(out, json_object_get(r, "bisection"));
 }
@@ -144,7 +144,7 @@ progress_culprit(const json_t *b, char *buf, size_t size)
 {
 	const char *culprit = str(b, "culprit"), *subject = NULL;
 	const json_t *v, *conf = json_object_get(b, "confidence");
-	char sha[CTLPRINT_SHORT + 1];
+	char sha[PRINT_SHORT + 1];
 	size_t i, n;
 
 	json_array_foreach(json_object_get(b, "top"), i, v)
@@ -152,7 +152,7 @@ progress_culprit(const json_t *b, char *buf, size_t size)
 			subject = json_string_value(json_object_get(v,
 			    "subject"));
 	n = (size_t)snprintf(buf, size, "culprit %s", shortsha(culprit,
-	    CTLPRINT_SHORT, sha, sizeof(sha)));
+	    PRINT_SHORT, sha, sizeof(sha)));
 	if (subject != NULL && n < size)
 		n += (size_t)snprintf(buf + n, size - n, " \"%s\"", subject);
 	if (json_is_number(conf) && n < size)
@@ -193,12 +193,12 @@ progress_end(const json_t *b, const char *state, char *buf, size_t size)
  * up ("?" when the daemon has no estimate yet).
  */
 void
-ctlprint_progress(const json_t *b, char *buf, size_t size)
+print_progress(const json_t *b, char *buf, size_t size)
 {
 	const char *state = str(b, "state"), *phase = str(b, "phase");
 	const json_t *es = json_object_get(b, "est_samples_left");
 	const json_t *lead = json_array_get(json_object_get(b, "top"), 0);
-	char total[32], sha[CTLPRINT_SHORT + 1];
+	char total[32], sha[PRINT_SHORT + 1];
 	long long done = num(b, "samples");
 	size_t n;
 
@@ -225,7 +225,7 @@ ctlprint_progress(const json_t *b, char *buf, size_t size)
 	    num(b, "candidates_left"));
 	if (json_is_object(lead) && n < size)
 		snprintf(buf + n, size - n, ", leading %s (%.1f%%)",
-		    shortsha(str(lead, "commit"), CTLPRINT_SHORT_LINE, sha,
+		    shortsha(str(lead, "commit"), PRINT_SHORT_LINE, sha,
 		    sizeof(sha)), 100.0 * json_number_value(
 		    json_object_get(lead, "probability")));
 }
@@ -294,7 +294,7 @@ event_field(char *d, size_t size, size_t *n, size_t i, const json_t *v)
 	switch (event_fields[i].kind) {
 	case EV_SHA:
 		if (json_is_string(v))
-			text = shortsha(json_string_value(v), CTLPRINT_SHORT,
+			text = shortsha(json_string_value(v), PRINT_SHORT,
 			    val, sizeof(val));
 		break;
 	case EV_STRING:
@@ -325,7 +325,7 @@ event_field(char *d, size_t size, size_t *n, size_t i, const json_t *v)
  * only when the event has it; a host event names its host first.
  */
 void
-ctlprint_event(FILE *out, const json_t *ev)
+print_event(FILE *out, const json_t *ev)
 {
 	const char *name = str(ev, "event"), *label = name;
 	const char *host = json_string_value(json_object_get(ev, "host"));

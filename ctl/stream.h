@@ -6,30 +6,30 @@
  * Both return bisectctl's exit status (enum client_result values) and
  * print errors on stderr themselves.  req is borrowed.
  */
-#ifndef CTL_CTLSTREAM_H
-#define CTL_CTLSTREAM_H
+#ifndef CTL_STREAM_H
+#define CTL_STREAM_H
 
 #include <jansson.h>
 
 /* --follow asks for a fresh status at least this often without events. */
-#define CTLSTREAM_REFRESH_MS	2000
+#define STREAM_REFRESH_MS	2000
 
 /*
  * Sends req (a status request naming one bisection) now and after every
  * event of a watch stream that may concern it, or every
- * CTLSTREAM_REFRESH_MS, until the bisection is done, failed or cancelled.
+ * STREAM_REFRESH_MS, until the bisection is done, failed or cancelled.
  * On a terminal the progress line is rewritten in place; otherwise a line
  * is printed only when it changed.  raw prints the status reply lines as
  * sent (those that changed).  Returns 0 when the bisection ended done, 1
  * when it failed or was cancelled or on an error reply, 2 when the daemon
  * could not be reached or went away.
  */
-int	ctlstream_follow(const char *path, const json_t *req, int raw);
+int	stream_follow(const char *path, const json_t *req, int raw);
 /*
  * Sends req (a watch request) and prints one readable line per event, or
  * with raw every line as sent, until the daemon closes the connection
  * (exit 0) or the process is interrupted.
  */
-int	ctlstream_watch(const char *path, const json_t *req, int raw);
+int	stream_watch(const char *path, const json_t *req, int raw);
 
 #endif

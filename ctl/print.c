@@ -4,8 +4,8 @@
 #include <string.h>
 
 #include "common/xmalloc.h"
-#include "ctl/ctlprint.h"
-#include "ctl/ctlprint_int.h"
+#include "ctl/print.h"
+#include "ctl/print_int.h"
 
 /*
  * A table printed with aligned columns.  Cells are added row by row; the
@@ -90,7 +90,7 @@ table_print(FILE *out, struct table *t, const char *empty)
 
 /* Printers turn replies into text; this one has nothing to add. */
 void
-ctlprint_pong(FILE *out, const json_t *r, const json_t *req, unsigned flags)
+print_pong(FILE *out, const json_t *r, const json_t *req, unsigned flags)
 {
 	(void)r; (void)req; (void)flags;
 	fprintf(out, "pong\n");
@@ -98,7 +98,7 @@ ctlprint_pong(FILE *out, const json_t *r, const json_t *req, unsigned flags)
 
 /* One line, as a person would want it in a terminal. */
 void
-ctlprint_version(FILE *out, const json_t *r, const json_t *req,
+print_version(FILE *out, const json_t *r, const json_t *req,
     unsigned flags)
 {
 	(void)req; (void)flags;
@@ -120,7 +120,7 @@ dump_pretty(FILE *out, const json_t *o)
 
 /* Pretty JSON without the envelope: what a person wants to read. */
 void
-ctlprint_json(FILE *out, const json_t *r, const json_t *req, unsigned flags)
+print_json(FILE *out, const json_t *r, const json_t *req, unsigned flags)
 {
 	json_t *copy = json_deep_copy(r);
 
@@ -153,7 +153,7 @@ roles_cell(struct table *t, const json_t *roles)
  * infrastructure error of each host that has one (too long for a cell).
  */
 void
-ctlprint_hosts(FILE *out, const json_t *r, const json_t *req, unsigned flags)
+print_hosts(FILE *out, const json_t *r, const json_t *req, unsigned flags)
 {
 	static const char *const head[] = {
 		"NAME", "ADDRESS", "PORT", "GROUP", "ROLES", "STATE",
@@ -161,7 +161,7 @@ ctlprint_hosts(FILE *out, const json_t *r, const json_t *req, unsigned flags)
 	};
 	const json_t *hosts = json_object_get(r, "hosts"), *h, *cur;
 	struct table t;
-	char sha[CTLPRINT_SHORT + 1];
+	char sha[PRINT_SHORT + 1];
 	size_t i;
 
 	(void)req; (void)flags;
@@ -177,7 +177,7 @@ ctlprint_hosts(FILE *out, const json_t *r, const json_t *req, unsigned flags)
 		cur = json_object_get(h, "current");
 		if (json_is_object(cur))
 			table_cell(&t, "#%lld %s", num(cur, "bisection"),
-			    shortsha(str(cur, "commit"), CTLPRINT_SHORT, sha,
+			    shortsha(str(cur, "commit"), PRINT_SHORT, sha,
 			    sizeof(sha)));
 		else
 			table_cell(&t, "-");
@@ -194,7 +194,7 @@ ctlprint_hosts(FILE *out, const json_t *r, const json_t *req, unsigned flags)
 
 /* Names each setting that waits for a restart, so none is missed. */
 void
-ctlprint_reload(FILE *out, const json_t *r, const json_t *req,
+print_reload(FILE *out, const json_t *r, const json_t *req,
     unsigned flags)
 {
 	const json_t *v;
@@ -209,7 +209,7 @@ ctlprint_reload(FILE *out, const json_t *r, const json_t *req,
 
 /* Says whether a new bisection began or an identical one was found. */
 void
-ctlprint_bisect(FILE *out, const json_t *r, const json_t *req,
+print_bisect(FILE *out, const json_t *r, const json_t *req,
     unsigned flags)
 {
 	(void)req; (void)flags;
@@ -224,22 +224,22 @@ ctlprint_bisect(FILE *out, const json_t *r, const json_t *req,
 static void
 good_cell(struct table *t, const json_t *good)
 {
-	char sha[CTLPRINT_SHORT + 1];
+	char sha[PRINT_SHORT + 1];
 	const char *first = json_string_value(json_array_get(good, 0));
 
 	if (first == NULL)
 		table_cell(t, "-");
 	else if (json_array_size(good) == 1)
-		table_cell(t, "%s", shortsha(first, CTLPRINT_SHORT, sha,
+		table_cell(t, "%s", shortsha(first, PRINT_SHORT, sha,
 		    sizeof(sha)));
 	else
-		table_cell(t, "%s +%zu", shortsha(first, CTLPRINT_SHORT, sha,
+		table_cell(t, "%s +%zu", shortsha(first, PRINT_SHORT, sha,
 		    sizeof(sha)), json_array_size(good) - 1);
 }
 
 /* All bisections, newest last as the daemon sends them. */
 void
-ctlprint_list(FILE *out, const json_t *r, const json_t *req, unsigned flags)
+print_list(FILE *out, const json_t *r, const json_t *req, unsigned flags)
 {
 	static const char *const head[] = {
 		"ID", "STATE", "VERDICT", "BENCHMARK", "METRIC", "GROUP",
@@ -247,7 +247,7 @@ ctlprint_list(FILE *out, const json_t *r, const json_t *req, unsigned flags)
 	};
 	const json_t *b;
 	struct table t;
-	char sha[CTLPRINT_SHORT + 1], when[32];
+	char sha[PRINT_SHORT + 1], when[32];
 	size_t i;
 
 	(void)req; (void)flags;
@@ -259,7 +259,7 @@ ctlprint_list(FILE *out, const json_t *r, const json_t *req, unsigned flags)
 		table_cell(&t, "%s", str(b, "benchmark"));
 		table_cell(&t, "%s", str(b, "metric"));
 		table_cell(&t, "%s", str(b, "group"));
-		table_cell(&t, "%s", shortsha(str(b, "bad"), CTLPRINT_SHORT,
+		table_cell(&t, "%s", shortsha(str(b, "bad"), PRINT_SHORT,
 		    sha, sizeof(sha)));
 		good_cell(&t, json_object_get(b, "good"));
 		if (json_is_integer(json_object_get(b, "samples")))
@@ -267,7 +267,7 @@ ctlprint_list(FILE *out, const json_t *r, const json_t *req, unsigned flags)
 		else
 			table_cell(&t, "-");
 		table_cell(&t, "%s", shortsha(str(b, "culprit"),
-		    CTLPRINT_SHORT, sha, sizeof(sha)));
+		    PRINT_SHORT, sha, sizeof(sha)));
 		table_cell(&t, "%s", timestr(json_object_get(b, "created_ms"),
 		    TIME_MINUTE, when, sizeof(when)));
 	}
@@ -276,7 +276,7 @@ ctlprint_list(FILE *out, const json_t *r, const json_t *req, unsigned flags)
 
 /* Confirms which bisection stopped, from the request that named it. */
 void
-ctlprint_cancel(FILE *out, const json_t *r, const json_t *req,
+print_cancel(FILE *out, const json_t *r, const json_t *req,
     unsigned flags)
 {
 	(void)flags;
@@ -290,7 +290,7 @@ ctlprint_cancel(FILE *out, const json_t *r, const json_t *req,
 
 /* Lines as is, so the output can be fed to `git bisect replay`. */
 void
-ctlprint_log(FILE *out, const json_t *r, const json_t *req, unsigned flags)
+print_log(FILE *out, const json_t *r, const json_t *req, unsigned flags)
 {
 	const json_t *v;
 	size_t i;
@@ -303,7 +303,7 @@ ctlprint_log(FILE *out, const json_t *r, const json_t *req, unsigned flags)
 
 /* Every sample, one row each; values keep six significant digits. */
 void
-ctlprint_samples(FILE *out, const json_t *r, const json_t *req,
+print_samples(FILE *out, const json_t *r, const json_t *req,
     unsigned flags)
 {
 	static const char *const head[] = {
@@ -311,14 +311,14 @@ ctlprint_samples(FILE *out, const json_t *r, const json_t *req,
 	};
 	const json_t *s, *v;
 	struct table t;
-	char sha[CTLPRINT_SHORT + 1];
+	char sha[PRINT_SHORT + 1];
 	size_t i;
 
 	(void)req; (void)flags;
 	table_init(&t, head, "rlllrrr");
 	json_array_foreach(json_object_get(r, "samples"), i, s) {
 		table_cell(&t, "%lld", num(s, "run"));
-		table_cell(&t, "%s", shortsha(str(s, "commit"), CTLPRINT_SHORT,
+		table_cell(&t, "%s", shortsha(str(s, "commit"), PRINT_SHORT,
 		    sha, sizeof(sha)));
 		table_cell(&t, "%s", str(s, "host"));
 		table_cell(&t, "%s", str(s, "metric"));
@@ -335,7 +335,7 @@ ctlprint_samples(FILE *out, const json_t *r, const json_t *req,
 
 /* The host's new state, as the daemon reports it. */
 void
-ctlprint_drain(FILE *out, const json_t *r, const json_t *req, unsigned flags)
+print_drain(FILE *out, const json_t *r, const json_t *req, unsigned flags)
 {
 	(void)req; (void)flags;
 	fprintf(out, "host %s: %s\n", str(r, "host"), str(r, "state"));
@@ -343,14 +343,14 @@ ctlprint_drain(FILE *out, const json_t *r, const json_t *req, unsigned flags)
 
 /* The report text as written, or with the command's --json its object. */
 void
-ctlprint_report(FILE *out, const json_t *r, const json_t *req,
+print_report(FILE *out, const json_t *r, const json_t *req,
     unsigned flags)
 {
 	const char *text = json_string_value(json_object_get(r, "text"));
 	size_t n;
 
 	(void)req;
-	if (flags & CTLPRINT_JSON) {
+	if (flags & PRINT_JSON) {
 		dump_pretty(out, json_object_get(r, "report"));
 		return;
 	}
@@ -364,7 +364,7 @@ ctlprint_report(FILE *out, const json_t *r, const json_t *req,
 
 /* An error reply in words, with any per-item detail the daemon sent. */
 void
-ctlprint_error(FILE *out, const json_t *reply)
+print_error(FILE *out, const json_t *reply)
 {
 	const json_t *e = json_object_get(reply, "error"), *v;
 	size_t i;

@@ -9,8 +9,8 @@
 #include "common/error.h"
 #include "common/xmalloc.h"
 #include "ctl/client.h"
-#include "ctl/ctlprint.h"
-#include "ctl/ctlstream.h"
+#include "ctl/print.h"
+#include "ctl/stream.h"
 
 /* Where --follow is: what was printed last, and how to print. */
 struct follow {
@@ -88,7 +88,7 @@ follow_refresh(struct follow *f)
 	if (rc == CLIENT_UNREACHED)
 		return unreached(&err);
 	if (rc == CLIENT_ERROR_REPLY) {
-		ctlprint_error(stderr, reply);
+		print_error(stderr, reply);
 		goto out;
 	}
 	b = json_object_get(reply, "bisection");
@@ -97,7 +97,7 @@ follow_refresh(struct follow *f)
 		state = "?";
 	ended = strcmp(state, "done") == 0 || strcmp(state, "failed") == 0 ||
 	    strcmp(state, "cancelled") == 0;
-	ctlprint_progress(b, text, sizeof(text));
+	print_progress(b, text, sizeof(text));
 	follow_show(f, f->raw ? line : text, ended);
 	rc = !ended ? -1 : strcmp(state, "done") == 0 ? CLIENT_OK :
 	    CLIENT_ERROR_REPLY;
@@ -135,7 +135,7 @@ follow_wait(struct follow *f)
 	int rc, wanted = 0;
 
 	bd_error_clear(&err);
-	client_deadline(&deadline, CTLSTREAM_REFRESH_MS);
+	client_deadline(&deadline, STREAM_REFRESH_MS);
 	for (;;) {
 		client_deadline(&now, 0);
 		rc = client_read_line_until(&f->watch, wanted ? &now :
@@ -169,7 +169,7 @@ follow_subscribe(struct follow *f, const char *path)
 	if (rc == CLIENT_UNREACHED)
 		rc = unreached(&err);
 	else if (rc == CLIENT_ERROR_REPLY)
-		ctlprint_error(stderr, reply);
+		print_error(stderr, reply);
 	free(line);
 	json_decref(reply);
 	return rc;
@@ -205,7 +205,7 @@ follow_run(struct follow *f, const char *path)
 
 /* Owns the two connections of --follow for as long as it runs. */
 int
-ctlstream_follow(const char *path, const json_t *req, int raw)
+stream_follow(const char *path, const json_t *req, int raw)
 {
 	struct follow f;
 	int rc;
@@ -226,18 +226,18 @@ ctlstream_follow(const char *path, const json_t *req, int raw)
 
 /* One event line for people; a line that is no event is passed over. */
 static void
-watch_print(const char *line)
+stream_print(const char *line)
 {
 	json_t *ev = json_loads(line, 0, NULL);
 
 	if (json_is_string(json_object_get(ev, "event")))
-		ctlprint_event(stdout, ev);
+		print_event(stdout, ev);
 	json_decref(ev);
 }
 
 /* Prints each event as it comes until the daemon closes the stream. */
 int
-ctlstream_watch(const char *path, const json_t *req, int raw)
+stream_watch(const char *path, const json_t *req, int raw)
 {
 	struct client c;
 	struct bd_error err;
@@ -253,12 +253,12 @@ ctlstream_watch(const char *path, const json_t *req, int raw)
 	else if (rc == CLIENT_ERROR_REPLY && raw)
 		printf("%s\n", line);
 	else if (rc == CLIENT_ERROR_REPLY)
-		ctlprint_error(stderr, reply);
+		print_error(stderr, reply);
 	while (rc == CLIENT_OK) {
 		if (raw)
 			printf("%s\n", line);
 		else
-			watch_print(line);
+			stream_print(line);
 		fflush(stdout);
 		free(line);
 		line = NULL;

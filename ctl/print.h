@@ -8,8 +8,8 @@
  * print as "-" instead of failing, so an older or newer daemon still gives
  * readable output.
  */
-#ifndef CTL_CTLPRINT_H
-#define CTL_CTLPRINT_H
+#ifndef CTL_PRINT_H
+#define CTL_PRINT_H
 
 #include <stddef.h>
 #include <stdio.h>
@@ -17,36 +17,36 @@
 #include <jansson.h>
 
 /* The command's own --json was given (report ID --json). */
-#define CTLPRINT_JSON		0x1
+#define PRINT_JSON		0x1
 
 /* Shas in tables are shortened to this many hex digits. */
-#define CTLPRINT_SHORT		12
+#define PRINT_SHORT		12
 /* The progress line shortens the leading candidate a little more. */
-#define CTLPRINT_SHORT_LINE	10
+#define PRINT_SHORT_LINE	10
 
 /*
  * Prints an ok reply to a request.  req is the request that was sent (for
- * the bisection id); flags are CTLPRINT_ bits.
+ * the bisection id); flags are PRINT_ bits.
  */
-typedef void ctlprint_fn(FILE *out, const json_t *reply, const json_t *req,
+typedef void print_fn(FILE *out, const json_t *reply, const json_t *req,
     unsigned flags);
 
-ctlprint_fn	ctlprint_pong;
-ctlprint_fn	ctlprint_version;
-ctlprint_fn	ctlprint_json;		/* pretty JSON without "ok" and "id" */
-ctlprint_fn	ctlprint_hosts;
-ctlprint_fn	ctlprint_reload;
-ctlprint_fn	ctlprint_bisect;
-ctlprint_fn	ctlprint_status;	/* one bisection, or the list */
-ctlprint_fn	ctlprint_list;
-ctlprint_fn	ctlprint_cancel;
-ctlprint_fn	ctlprint_log;
-ctlprint_fn	ctlprint_samples;
-ctlprint_fn	ctlprint_drain;		/* drain and undrain */
-ctlprint_fn	ctlprint_report;
+print_fn	print_pong;
+print_fn	print_version;
+print_fn	print_json;		/* pretty JSON without "ok" and "id" */
+print_fn	print_hosts;
+print_fn	print_reload;
+print_fn	print_bisect;
+print_fn	print_status;	/* one bisection, or the list */
+print_fn	print_list;
+print_fn	print_cancel;
+print_fn	print_log;
+print_fn	print_samples;
+print_fn	print_drain;		/* drain and undrain */
+print_fn	print_report;
 
 /* An error reply: code, message and any per-item detail lines. */
-void	ctlprint_error(FILE *out, const json_t *reply);
+void	print_error(FILE *out, const json_t *reply);
 
 /*
  * The one-line summary of a bisection (the "bisection" object of a status
@@ -54,9 +54,9 @@ void	ctlprint_error(FILE *out, const json_t *reply);
  * while it runs ("#4 bisecting: 14/21 steps, 37 candidates left, leading
  * a1b2c3d4e5 (62.0%)"), the verdict once it has ended.
  */
-void	ctlprint_progress(const json_t *b, char *buf, size_t size);
+void	print_progress(const json_t *b, char *buf, size_t size);
 
 /* One readable line, newline included, for a watch event. */
-void	ctlprint_event(FILE *out, const json_t *ev);
+void	print_event(FILE *out, const json_t *ev);
 
 #endif

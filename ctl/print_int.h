@@ -1,10 +1,10 @@
 /*
- * Internals shared by the ctlprint module's files (ctlprint*.c): small
+ * Internals shared by the print module's files (print*.c): small
  * readers for reply members that never fail, and formatting of shas,
  * times and durations.  Not for other modules.
  */
-#ifndef CTL_CTLPRINT_INT_H
-#define CTL_CTLPRINT_INT_H
+#ifndef CTL_PRINT_INT_H
+#define CTL_PRINT_INT_H
 
 #include <math.h>
 #include <stdio.h>

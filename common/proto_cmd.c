@@ -1,0 +1,197 @@
+#include <errno.h>
+#include <stddef.h>
+#include <string.h>
+
+#include "common/proto_cmd.h"
+
+static const struct proto_cmd_field proto_cmd_hosts_fields[] = {
+	{ .name = "group", .type = PROTO_T_STRING, .arg = "GROUP" },
+	{ .name = NULL }
+};
+
+static const struct proto_cmd_field proto_cmd_host_fields[] = {
+	{ .name = "host", .type = PROTO_T_STRING, .required = 1,
+	    .arg = "HOST" },
+	{ .name = NULL }
+};
+
+static const struct proto_cmd_field proto_cmd_bisect_fields[] = {
+	{ .name = "good", .type = PROTO_T_STRINGS, .required = 1,
+	    .arg = "--good" },
+	{ .name = "bad", .type = PROTO_T_STRING, .required = 1,
+	    .arg = "--bad" },
+	{ .name = "benchmark", .type = PROTO_T_STRING, .required = 1,
+	    .arg = "--benchmark" },
+	{ .name = "metric", .type = PROTO_T_STRING, .required = 1,
+	    .arg = "--metric" },
+	{ .name = "group", .type = PROTO_T_STRING, .arg = "--group" },
+	{ .name = "confidence", .type = PROTO_T_NUMBER, .arg = "--confidence",
+	    .range = PROTO_R_FRACTION },
+	{ .name = "max_samples", .type = PROTO_T_INTEGER,
+	    .arg = "--max-samples", .range = PROTO_R_COUNT },
+	{ .name = "first_parent", .type = PROTO_T_BOOL,
+	    .arg = "--first-parent" },
+	{ .name = "priority", .type = PROTO_T_INTEGER, .arg = "--priority" },
+	{ .name = NULL }
+};
+
+static const struct proto_cmd_field proto_cmd_status_fields[] = {
+	{ .name = "bisection", .type = PROTO_T_INTEGER, .arg = "ID",
+	    .range = PROTO_R_ID },
+	{ .name = NULL }
+};
+
+static const struct proto_cmd_field proto_cmd_id_fields[] = {
+	{ .name = "bisection", .type = PROTO_T_INTEGER, .required = 1,
+	    .arg = "ID", .range = PROTO_R_ID },
+	{ .name = NULL }
+};
+
+static const struct proto_cmd_field proto_cmd_samples_fields[] = {
+	{ .name = "bisection", .type = PROTO_T_INTEGER, .required = 1,
+	    .arg = "ID", .range = PROTO_R_ID },
+	{ .name = "commit", .type = PROTO_T_STRING, .arg = "--commit" },
+	{ .name = NULL }
+};
+
+/* Every command of the protocol; docs/protocol.md describes each row. */
+const struct proto_cmd proto_cmd_table[PROTO_CMD_COUNT] = {
+	[PROTO_CMD_PING] = { .name = "ping", .usage = "",
+	    .help = "check that the daemon answers" },
+	[PROTO_CMD_VERSION] = { .name = "version", .usage = "",
+	    .help = "the daemon's version and uptime" },
+	[PROTO_CMD_CONFIG] = { .name = "config", .usage = "",
+	    .help = "the configuration in effect, without secrets" },
+	[PROTO_CMD_HOSTS] = { .name = "hosts",
+	    .fields = proto_cmd_hosts_fields, .usage = "[GROUP]",
+	    .help = "hosts, their state and current work" },
+	[PROTO_CMD_DRAIN] = { .name = "drain",
+	    .flags = PROTO_CMD_STATE_CHANGING,
+	    .fields = proto_cmd_host_fields, .usage = "HOST",
+	    .help = "finish the host's current run, then give it none" },
+	[PROTO_CMD_UNDRAIN] = { .name = "undrain",
+	    .flags = PROTO_CMD_STATE_CHANGING,
+	    .fields = proto_cmd_host_fields, .usage = "HOST",
+	    .help = "give a drained host work again" },
+	[PROTO_CMD_RELOAD] = { .name = "reload",
+	    .flags = PROTO_CMD_STATE_CHANGING, .usage = "",
+	    .help = "reload the configuration file (as SIGHUP does)" },
+	[PROTO_CMD_BISECT] = { .name = "bisect",
+	    .flags = PROTO_CMD_STATE_CHANGING,
+	    .fields = proto_cmd_bisect_fields,
+	    .usage = "--good REV [--good REV ...] --bad REV --benchmark NAME "
+	    "--metric NAME [--group G] [--confidence C] [--max-samples N] "
+	    "[--first-parent] [--priority P]",
+	    .help = "start a bisection" },
+	[PROTO_CMD_STATUS] = { .name = "status",
+	    .fields = proto_cmd_status_fields, .usage = "[ID] [--follow]",
+	    .help = "a bisection in detail, or all of them" },
+	[PROTO_CMD_LIST] = { .name = "list", .usage = "",
+	    .help = "all bisections, one line each" },
+	[PROTO_CMD_CANCEL] = { .name = "cancel",
+	    .flags = PROTO_CMD_STATE_CHANGING,
+	    .fields = proto_cmd_id_fields, .usage = "ID",
+	    .help = "stop a bisection and its remote work" },
+	[PROTO_CMD_LOG] = { .name = "log",
+	    .fields = proto_cmd_id_fields, .usage = "ID",
+	    .help = "the bisection as `git bisect log` lines" },
+	[PROTO_CMD_SAMPLES] = { .name = "samples",
+	    .fields = proto_cmd_samples_fields, .usage = "ID [--commit C]",
+	    .help = "the samples of a bisection" },
+	[PROTO_CMD_REPORT] = { .name = "report",
+	    .fields = proto_cmd_id_fields, .usage = "ID [--json]",
+	    .help = "the bisection's report (--json: its data)" },
+	[PROTO_CMD_WATCH] = { .name = "watch", .flags = PROTO_CMD_STREAMS,
+	    .usage = "",
+	    .help = "print events as they happen, until interrupted" },
+};
+
+static const char *const proto_cmd_type_names[PROTO_T_COUNT] = {
+	[PROTO_T_STRING] = "a string",
+	[PROTO_T_INTEGER] = "an integer",
+	[PROTO_T_NUMBER] = "a number",
+	[PROTO_T_BOOL] = "true or false",
+	[PROTO_T_STRINGS] = "an array of strings",
+	[PROTO_T_OBJECT] = "an object",
+};
+
+/* A linear walk: the table is short and read once per request. */
+int
+proto_cmd_find(const char *name)
+{
+	int i;
+
+	for (i = 0; i < PROTO_CMD_COUNT; i++)
+		if (strcmp(proto_cmd_table[i].name, name) == 0)
+			return i;
+	return -ENOENT;
+}
+
+/* Messages name the expected type the same way on every path. */
+const char *
+proto_cmd_type_name(enum proto_cmd_type t)
+{
+	if ((unsigned)t >= PROTO_T_COUNT)
+		return "a valid value";
+	return proto_cmd_type_names[t];
+}
+
+/* One check per declared type keeps handlers free of type tests. */
+int
+proto_cmd_type_ok(const json_t *v, enum proto_cmd_type t)
+{
+	size_t i;
+	json_t *e;
+
+	switch (t) {
+	case PROTO_T_STRING:
+		return json_is_string(v);
+	case PROTO_T_INTEGER:
+		return json_is_integer(v);
+	case PROTO_T_NUMBER:
+		return json_is_number(v);
+	case PROTO_T_BOOL:
+		return json_is_boolean(v);
+	case PROTO_T_OBJECT:
+		return json_is_object(v);
+	case PROTO_T_STRINGS:
+		if (!json_is_array(v))
+			return 0;
+		json_array_foreach(v, i, e)
+			if (!json_is_string(e))
+				return 0;
+		return 1;
+	case PROTO_T_COUNT:
+		break;
+	}
+	return 0;
+}
+
+/*
+ * Everything the table promises is checked before a handler runs, so
+ * handlers may take their declared fields' types for granted.
+ */
+int
+proto_cmd_check(enum proto_cmd_id id, const json_t *req,
+    enum proto_error *code, struct bd_error *err)
+{
+	const struct proto_cmd *c = &proto_cmd_table[id];
+	const struct proto_cmd_field *f;
+	const json_t *v;
+
+	for (f = c->fields; f != NULL && f->name != NULL; f++) {
+		v = json_object_get(req, f->name);
+		if (v == NULL && f->required) {
+			*code = PROTO_E_MISSING_FIELD;
+			return bd_error_set(err, -EINVAL,
+			    "%s: field %s is required", c->name, f->name);
+		}
+		if (v != NULL && !proto_cmd_type_ok(v, f->type)) {
+			*code = PROTO_E_BAD_TYPE;
+			return bd_error_set(err, -EINVAL,
+			    "%s: field %s must be %s", c->name, f->name,
+			    proto_cmd_type_name(f->type));
+		}
+	}
+	return 0;
+}
