@@ -8,10 +8,12 @@ BUILD   ?= build
 CC      ?= cc
 
 PKGS      = libgit2 libssh2 sqlite3 libuv jansson inih
-TEST_PKGS = criterion
+TEST_PKGS = criterion zlib
 DEB_PKGS  = pkg-config gcc make git libgit2-dev libssh2-1-dev libsqlite3-dev \
-            libuv1-dev libjansson-dev libinih-dev libcriterion-dev \
+            libuv1-dev libjansson-dev libinih-dev libcriterion-dev zlib1g-dev \
             openssh-server openssh-client groff-base
+# make test also renders the HTML report in a real browser.
+TEST_DEB_PKGS = chromium
 
 WARN    = -Wall -Wextra -Werror -Wformat=2 -Wshadow -Wmissing-prototypes \
           -Wstrict-prototypes -Wpointer-arith -Wvla
@@ -43,7 +45,7 @@ TEST_OBJ = $(TEST_SRC:%.c=$(BUILD)/asan/%.o)
 
 ALL_CFLAGS = $(CSTD) $(WARN) $(INCS) $(PKG_CFLAGS) -MMD -MP
 
-.PHONY: all deps test demo install clean bench bench-graph bench-sim bench-remote check-deps \
+.PHONY: all deps test-deps test demo install clean bench bench-graph bench-sim bench-remote check-deps \
         check-docs check-unit
 
 all: deps $(BUILD)/bisectd $(BUILD)/bisectctl
@@ -51,6 +53,9 @@ all: deps $(BUILD)/bisectd $(BUILD)/bisectctl
 # Installs what is missing (as root), or prints the command and fails.
 deps:
 	@sh tests/support/deps.sh $(DEB_PKGS)
+
+test-deps:
+	@sh tests/support/deps.sh $(DEB_PKGS) $(TEST_DEB_PKGS)
 
 $(BUILD)/obj/%.o: %.c
 	@mkdir -p $(dir $@)
@@ -96,7 +101,7 @@ $(BUILD)/asan/tests/run-tests: $(TEST_OBJ) $(BUILD)/libbisectctl-asan.a $(BUILD)
 # FILTER='suite/*' runs a subset; JOBS sets Criterion's worker count.
 FILTER ?=
 JOBS   ?= 2
-test: deps $(BUILD)/asan/bisectd $(BUILD)/asan/bisectctl $(BUILD)/asan/tests/run-tests
+test: test-deps $(BUILD)/asan/bisectd $(BUILD)/asan/bisectctl $(BUILD)/asan/tests/run-tests
 	@sh tests/support/checkdocs.sh $(abspath $(BUILD)/asan)
 	@echo "running Criterion tests (ASan + UBSan)"
 	BISECTD_BIN=$(abspath $(BUILD)/asan/bisectd) \

@@ -242,6 +242,10 @@ report_json_ctx(const struct report_summary *ctx)
 		    json_integer((json_int_t)in->n_candidates_total));
 	}
 	json_object_set_new(o, "bisection_samples", report_json_samples(in));
+	json_object_set_new(o, "n_positions",
+	    json_integer((json_int_t)in->n_positions));
+	json_object_set_new(o, "culprit_position",
+	    json_integer((json_int_t)in->culprit_position));
 	json_object_set_new(o, "reproduce", report_json_reproduce(in));
 	return o;
 }

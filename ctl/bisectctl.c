@@ -11,6 +11,7 @@
  * bisection ended failed or cancelled), 2 the daemon could not be reached,
  * 64 a usage error.
  */
+#include <errno.h>
 #include <getopt.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -23,6 +24,7 @@
 #include "ctl/client.h"
 #include "ctl/next.h"
 #include "ctl/print.h"
+#include "ctl/report_html.h"
 #include "ctl/stream.h"
 
 /* The other exit statuses are enum client_result's values. */
@@ -60,6 +62,7 @@ struct ctlcmd {
 };
 
 static ctl_session	session_once;
+static ctl_session	session_report;
 static ctl_session	session_status;
 static ctl_session	session_watch;
 static int		help_main(int, char **);
@@ -67,6 +70,10 @@ static int		help_main(int, char **);
 static const struct args_spec status_local[] = {
 	{ .name = "--follow", .field = "follow", .kind = ARGS_TRUE,
 	    .local = 1 },
+	{ .name = NULL }
+};
+static const struct args_spec report_local[] = {
+	{ .name = "--html", .field = "html", .kind = ARGS_STRING, .local = 1 },
 	{ .name = NULL }
 };
 static const struct args_spec raw_local[] = {
@@ -90,7 +97,8 @@ static const struct ctlside ctl_sides[PROTO_CMD_COUNT] = {
 	[PROTO_CMD_CANCEL] = { .print = print_cancel },
 	[PROTO_CMD_LOG] = { .print = print_log },
 	[PROTO_CMD_SAMPLES] = { .print = print_samples },
-	[PROTO_CMD_REPORT] = { .print = print_report, .flags = CTL_OWNJSON },
+	[PROTO_CMD_REPORT] = { .print = print_report, .flags = CTL_OWNJSON,
+	    .session = session_report, .local = report_local },
 	/* PROTO_CMD_STREAMS: the event stream, printed line by line. */
 	[PROTO_CMD_WATCH] = { .print = NULL },
 };
@@ -338,6 +346,49 @@ session_once(const struct ctlcmd *cmd, struct ctlopts *o, json_t *req)
 		    stdout, reply, req, o->pflags);
 	else
 		print_error(stderr, reply);
+	free(line);
+	json_decref(reply);
+	client_release(&c);
+	return rc;
+}
+
+/*
+ * report --html FILE writes the page here, from the report's JSON form, so
+ * the daemon serves one shape and the page needs nothing but the file.
+ */
+static int
+session_report(const struct ctlcmd *cmd, struct ctlopts *o, json_t *req)
+{
+	const char *path = json_string_value(json_object_get(o->local, "html"));
+	struct client c;
+	struct bd_error err;
+	json_t *reply;
+	char *line, *page = NULL;
+	int rc;
+	FILE *fp;
+
+	if (path == NULL || o->raw || (o->pflags & PRINT_JSON))
+		return session_once(cmd, o, req);
+	client_init(&c);
+	bd_error_clear(&err);
+	rc = (int)client_call(&c, o->path, req, &line, &reply, &err);
+	if (rc == CLIENT_UNREACHED)
+		fprintf(stderr, "bisectctl: %s\n", err.msg);
+	else if (rc != CLIENT_OK)
+		print_error(stderr, reply);
+	else if (report_html_render(json_object_get(reply, "report"),
+	    json_string_value(json_object_get(reply, "text")), &page,
+	    &err) < 0) {
+		fprintf(stderr, "bisectctl: %s\n", err.msg);
+		rc = CLIENT_ERROR_REPLY;
+	} else if ((fp = fopen(path, "w")) == NULL || fputs(page, fp) < 0 ||
+	    fclose(fp) != 0) {
+		fprintf(stderr, "bisectctl: cannot write %s: %s\n", path,
+		    strerror(errno));
+		rc = CLIENT_ERROR_REPLY;
+	} else
+		printf("report written to %s\n", path);
+	free(page);
 	free(line);
 	json_decref(reply);
 	client_release(&c);

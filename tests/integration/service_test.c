@@ -19,6 +19,7 @@
 
 #include "common/xmalloc.h"
 #include "tests/support/daemon.h"
+#include "tests/support/png.h"
 #include "tests/support/sshd.h"
 #include "tests/support/tst.h"
 
@@ -322,6 +323,79 @@ svc_assert_hook_ran(void)
 	free(env);
 }
 
+/* Occurrences of needle in hay. */
+static size_t
+svc_count(const char *hay, const char *needle)
+{
+	size_t n = 0;
+
+	while ((hay = strstr(hay, needle)) != NULL) {
+		n++;
+		hay += strlen(needle);
+	}
+	return n;
+}
+
+/*
+ * `bisectctl report ID --html FILE` against the daemon: every sample is a
+ * point of the page, and a real browser draws the plots in their colours.
+ */
+static void
+svc_assert_html_report(int64_t id, const json_t *report)
+{
+	char idtext[32], *html_path, *png_path, *out, *page;
+	const json_t *ends = json_object_get(report, "endpoints");
+	size_t want;
+	struct tst_png png;
+	int status, rc;
+
+	snprintf(idtext, sizeof(idtext), "%lld", (long long)id);
+	xasprintf(&html_path, "%s/report.html", svc.dir);
+	xasprintf(&png_path, "%s/report.png", svc.dir);
+	{
+		char *argv[] = { (char *)tst_env_path("BISECTCTL_BIN"), "-s",
+		    svc.td.sock, "report", idtext, "--html", html_path, NULL };
+
+		out = tst_run_capture(argv, &status);
+	}
+	cr_assert_eq(status, 0, "bisectctl report --html: %s", out);
+	free(out);
+	cr_assert_not_null(page = tst_read_file(html_path));
+	cr_expect_not_null(strstr(page, "<svg id=\"plot-order\""));
+	cr_expect_not_null(strstr(page, "<svg id=\"plot-position\""));
+	cr_expect_not_null(strstr(page, "<svg id=\"plot-endpoints\""));
+	cr_expect_not_null(strstr(page, svc.culprit));
+	cr_expect_null(strstr(page, "<script"), "the page runs no script");
+	cr_expect_null(strstr(page, "src=\"http"), "the page loads nothing");
+	/* Bisection samples in both sample plots, endpoints in their own. */
+	want = 2 * json_array_size(json_object_get(report,
+	    "bisection_samples")) + json_array_size(json_object_get(ends,
+	    "good")) + json_array_size(json_object_get(ends, "bad"));
+	cr_expect_gt(want, 4);
+	cr_expect_eq(svc_count(page, "<circle "), want,
+	    "one point per sample: %zu", want);
+	free(page);
+
+	rc = tst_chromium_screenshot(html_path, png_path, 900, 1400);
+	cr_assert_neq(rc, 1, "no /usr/bin/chromium: make test installs it");
+	cr_assert_eq(rc, 0, "headless chromium failed");
+	cr_assert_eq(tst_png_read(png_path, &png), 0, "not a PNG");
+	cr_expect_gt(tst_png_nonwhite(&png), 10000, "the screenshot is blank");
+	/* The good (blue) and bad (red) points were drawn. */
+	cr_expect_gt(tst_png_count(&png, 0x2c, 0x7b, 0xb6, 24), 20);
+	cr_expect_gt(tst_png_count(&png, 0xd7, 0x19, 0x1c, 24), 20);
+	tst_png_release(&png);
+	/* BISECTD_SCREENSHOT=path keeps the picture (docs/ has one). */
+	if (getenv("BISECTD_SCREENSHOT") != NULL) {
+		char *argv[] = { "cp", png_path, getenv("BISECTD_SCREENSHOT"),
+		    NULL };
+
+		tst_run(argv);
+	}
+	free(html_path);
+	free(png_path);
+}
+
 Test(service, finds_planted_culprit_and_reports_it)
 {
 	json_t *b, *r, *line;
@@ -355,6 +429,7 @@ Test(service, finds_planted_culprit_and_reports_it)
 	    json_string_value(json_object_get(r, "text")));
 	cr_assert_not_null(strstr(json_string_value(json_object_get(r, "text")),
 	    svc.culprit));
+	svc_assert_html_report(id, json_object_get(r, "report"));
 	json_decref(r);
 	svc_assert_hook_ran();
 }
