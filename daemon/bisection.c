@@ -32,6 +32,7 @@ bisection_read_params(struct bisection *b)
 	json_decref(p);
 }
 
+/* Only what was asked is stored, so defaults may change for new requests. */
 char *
 bisection_params_encode(const struct sched_request *req, const char *bad,
     const char *group)
@@ -225,6 +226,7 @@ bisection_probe_sha(struct bisection *b, uint32_t commit,
 	git_oid_tostr(out, GIT_OID_HEXSZ + 1, oid);
 }
 
+/* The one place a result's metric is matched to the bisection's. */
 const struct store_metric *
 bisection_metric(const struct bisection *b, const struct store_metric *m,
     size_t n)
@@ -237,6 +239,10 @@ bisection_metric(const struct bisection *b, const struct store_metric *m,
 	return NULL;
 }
 
+/*
+ * Live results and replayed ones take this one path, so the engine after a
+ * restart is the engine that was stopped.
+ */
 int
 bisection_feed(struct bisection *b, uint32_t commit,
     enum store_run_state state, const struct store_metric *m, size_t n,

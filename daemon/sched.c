@@ -18,6 +18,7 @@
 #include "remote/pool.h"
 #include "store/store.h"
 
+/* The store is borrowed from the environment, like everything in it. */
 struct store *
 sched_store(struct sched *s)
 {
@@ -397,6 +398,10 @@ sched_check(struct sched *s, const struct sched_request *req,
 	return 0;
 }
 
+/*
+ * A request from the socket or a sweep: checked, resolved to shas and
+ * stored before the bisection starts loading.
+ */
 int
 sched_bisect(struct sched *s, const struct sched_request *req, int64_t *idp,
     int *existing, struct bd_error *err)
