@@ -18,6 +18,8 @@
 
 #include "common/xmalloc.h"
 #include "config/config.h"
+#include "bisect/engine.h"
+#include "daemon/bisection.h"
 #include "daemon/sched.h"
 #include "store/store.h"
 #include "tests/support/sshd.h"
@@ -32,6 +34,8 @@ struct st_sink {
 	int		 done;		/* a "done" event arrived */
 	size_t		 nsamples;
 	size_t		 stop_at;	/* samples after which to stop; 0: none */
+	int64_t		 resumed;	/* bisection whose engine is looked at */
+	size_t		 replayed;	/* its engine's samples once loaded */
 };
 
 struct st {
@@ -83,6 +87,20 @@ st_fini(void)
 
 TestSuite(sched, .fini = st_fini, .timeout = 900);
 
+/* What the engine holds right after loading: the replayed samples. */
+static void
+st_look_at_engine(struct st_sink *sink)
+{
+	struct engine_status es;
+	struct bisection *b;
+	struct bd_error err;
+
+	cr_assert_not_null(b = sched_find(st.sched, sink->resumed, &err));
+	cr_assert(b->engine_ready);
+	engine_status(&b->e, &es);
+	sink->replayed = es.samples;
+}
+
 /* The recording sink; the first "done" ends the loop's run. */
 static void
 st_emit(void *arg, const char *kind, json_t *fields)
@@ -90,6 +108,8 @@ st_emit(void *arg, const char *kind, json_t *fields)
 	struct st_sink *sink = arg;
 
 	cr_assert_not_null(fields, "event %s without fields", kind);
+	if (strcmp(kind, "bisection") == 0 && sink->resumed != 0)
+		st_look_at_engine(sink);
 	json_object_set_new(fields, "kind", json_string(kind));
 	json_array_append_new(sink->events, fields);
 	if (strcmp(kind, "sample") == 0 && ++sink->nsamples == sink->stop_at)
@@ -174,13 +194,12 @@ st_sched_start(void)
 
 /* The shutdown a restart begins with: remote work stops, unrecorded. */
 static void
-st_sched_restart(void)
+st_sched_shutdown(void)
 {
 	sched_stop(st.sched);
 	uv_run(&st.loop, UV_RUN_DEFAULT);
 	sched_free(st.sched);
 	st.sched = NULL;
-	st_sched_start();
 }
 
 /* Fixture repository, hosts, configuration, store, repository, scheduler. */
@@ -377,7 +396,7 @@ Test(sched, typed_requests_reach_a_verdict_without_a_control_socket)
 	store_bisection_release(&rec);
 }
 
-/* Stored samples that reach the engine's verdict, each exactly once. */
+/* Done runs of a bisection: each stored one sample of its metric. */
 static size_t
 st_count_samples(int64_t id)
 {
@@ -413,10 +432,12 @@ Test(sched, a_new_scheduler_resumes_from_the_store)
 	    "%s", err.msg);
 	uv_run(&st.loop, UV_RUN_DEFAULT);
 	cr_assert_not(st.sink.done, "finished before the restart");
+	st_sched_shutdown();
 	before = st_count_samples(id);
 	cr_assert_geq(before, 4);
 
-	st_sched_restart();
+	st.sink.resumed = id;
+	st_sched_start();
 	ev = st_events("bisection");
 	cr_assert_eq(json_array_size(ev), 1, "resumed before the loop ran");
 	json_decref(ev);
@@ -425,6 +446,8 @@ Test(sched, a_new_scheduler_resumes_from_the_store)
 	ev = st_events("bisection");
 	cr_assert_eq(json_array_size(ev), 2, "the new scheduler resumed it");
 	json_decref(ev);
+	cr_assert_eq(st.sink.replayed, before, "the engine replayed %zu of "
+	    "%zu stored samples", st.sink.replayed, before);
 	cr_assert_gt(st_count_samples(id), before);
 	store_bisection_init(&rec);
 	cr_assert_eq(store_bisection_get(st.store, id, &rec, &err), 0);
