@@ -15,6 +15,7 @@
 
 #include <jansson.h>
 
+#include "common/names.h"
 #include "common/proto.h"
 
 #define CONFIG_DEFAULT_PATH	"/etc/bisectd.conf"
@@ -169,6 +170,9 @@ const struct config_sweep	*config_sweep_find(const struct config *cfg,
 const struct config_metric	*config_metric_find(
 				    const struct config_benchmark *b,
 				    const char *name);
+
+/* The words of enum config_host_role, as the file and the protocol use them. */
+extern const struct name_value config_role_words[];
 
 /* enum config_host_role bits of all hosts in group; 0 when it has none. */
 unsigned	config_group_roles(const struct config *cfg, const char *group);

@@ -6,6 +6,7 @@
 #include "common/xmalloc.h"
 #include "config/config.h"
 #include "daemon/bisection.h"
+#include "daemon/sched.h"
 
 /* Request options live in the stored params so a restart sees them. */
 static void
@@ -29,6 +30,34 @@ bisection_read_params(struct bisection *b)
 	if ((v = json_object_get(p, "first_parent")) != NULL)
 		b->first_parent = json_is_true(v);
 	json_decref(p);
+}
+
+/* Only what was asked is stored, so defaults may change for new requests. */
+char *
+bisection_params_encode(const struct sched_request *req, const char *bad,
+    const char *group)
+{
+	json_t *p, *good = json_array();
+	char *text;
+	size_t i;
+
+	for (i = 0; i < req->ngood; i++)
+		json_array_append_new(good, json_string(req->good[i]));
+	p = json_pack("{s:o, s:s, s:s, s:s, s:s}", "good", good, "bad", bad,
+	    "benchmark", req->benchmark, "metric", req->metric, "group",
+	    group);
+	if (req->has_confidence)
+		json_object_set_new(p, "confidence", json_real(req->confidence));
+	if (req->has_max_samples)
+		json_object_set_new(p, "max_samples",
+		    json_integer(req->max_samples));
+	if (req->first_parent)
+		json_object_set_new(p, "first_parent", json_true());
+	if (req->priority != 0)
+		json_object_set_new(p, "priority", json_integer(req->priority));
+	text = json_dumps(p, JSON_COMPACT | JSON_SORT_KEYS);
+	json_decref(p);
+	return text;
 }
 
 int
@@ -197,12 +226,50 @@ bisection_probe_sha(struct bisection *b, uint32_t commit,
 	git_oid_tostr(out, GIT_OID_HEXSZ + 1, oid);
 }
 
+/* The one place a result's metric is matched to the bisection's. */
+const struct store_metric *
+bisection_metric(const struct bisection *b, const struct store_metric *m,
+    size_t n)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		if (strcmp(m[i].name, b->rec.metric) == 0)
+			return &m[i];
+	return NULL;
+}
+
+/*
+ * Live results and replayed ones take this one path, so the engine after a
+ * restart is the engine that was stopped.
+ */
+int
+bisection_feed(struct bisection *b, uint32_t commit,
+    enum store_run_state state, const struct store_metric *m, size_t n,
+    struct bd_error *err)
+{
+	const struct store_metric *mv;
+
+	if (state == STORE_RUN_SKIPPED) {
+		if (commit == ENGINE_GOOD || commit == b->g.n - 1)
+			return bd_error_set(err, -ENOEXEC, "the %s endpoint "
+			    "cannot be built or run", commit == ENGINE_GOOD ?
+			    "good" : "bad");
+		return engine_add_skip(&b->e, commit, err);
+	}
+	if (state != STORE_RUN_DONE ||
+	    (mv = bisection_metric(b, m, n)) == NULL)
+		return 0;	/* a done run without this metric */
+	return engine_add_sample(&b->e, commit, mv->value, err);
+}
+
 struct replay_ctx {
 	struct bisection *b;
-	struct store_sample *sm;	/* samples of the metric, finish order */
-	size_t	n, cap, pos;
+	struct store_sample *sm;	/* every sample, in finish order */
+	struct store_metric *m;		/* scratch: one run's metrics */
+	size_t	n, cap, pos, mcap;
 	int	rc;
-	struct bd_error *err;
+	struct bd_error ferr;		/* the engine's, not the store's */
 };
 
 static int
@@ -210,14 +277,14 @@ replay_sample(void *arg, const struct store_sample *sm)
 {
 	struct replay_ctx *c = arg;
 
-	if (strcmp(sm->metric, c->b->rec.metric) != 0)
-		return 0;
 	if (c->n == c->cap) {
 		c->cap = c->cap ? 2 * c->cap : 64;
 		c->sm = xreallocarray(c->sm, c->cap, sizeof(*c->sm));
 	}
+	memset(&c->sm[c->n], 0, sizeof(c->sm[c->n]));
 	c->sm[c->n].run = sm->run;
 	c->sm[c->n].seq = sm->seq;
+	c->sm[c->n].metric = xstrdup(sm->metric);
 	c->sm[c->n].value = sm->value;
 	c->n++;
 	return 0;
@@ -230,39 +297,47 @@ replay_run(void *arg, const struct store_run *r)
 	struct replay_ctx *c = arg;
 	struct bisection *b = c->b;
 	int64_t idx = bisection_commit_index(b, r->commit);
+	size_t k = 0;
 
-	if (idx < 0)
-		return 0;	/* a commit outside the range: ignore */
-	if (r->state == STORE_RUN_SKIPPED) {
-		if (idx == ENGINE_GOOD || idx == (int64_t)b->g.n - 1)
-			return 0;
-		c->rc = engine_add_skip(&b->e, (uint32_t)idx, c->err);
-		return c->rc < 0 ? -1 : 0;
-	}
 	/* Both lists are in finish order: one forward walk pairs them. */
 	while (c->pos < c->n && c->sm[c->pos].seq < r->seq)
 		c->pos++;
-	if (c->pos == c->n || c->sm[c->pos].run != r->id)
-		return 0;	/* a done run without this metric */
-	c->rc = engine_add_sample(&b->e, (uint32_t)idx, c->sm[c->pos].value,
-	    c->err);
-	c->pos++;
+	for (; c->pos < c->n && c->sm[c->pos].run == r->id; c->pos++, k++) {
+		if (k == c->mcap) {
+			c->mcap = c->mcap ? 2 * c->mcap : 8;
+			c->m = xreallocarray(c->m, c->mcap, sizeof(*c->m));
+		}
+		c->m[k].name = c->sm[c->pos].metric;
+		c->m[k].value = c->sm[c->pos].value;
+	}
+	if (idx < 0)
+		return 0;	/* a commit outside the range: ignore */
+	c->rc = bisection_feed(b, (uint32_t)idx, r->state, c->m, k,
+	    &c->ferr);
 	return c->rc < 0 ? -1 : 0;
 }
 
 int
 bisection_replay(struct bisection *b, struct store *st, struct bd_error *err)
 {
-	struct replay_ctx c = { b, NULL, 0, 0, 0, 0, err };
+	struct replay_ctx c;
+	size_t i;
 	int rc;
 
+	memset(&c, 0, sizeof(c));
+	c.b = b;
 	rc = store_sample_list(st, b->id, NULL, replay_sample, &c, err);
 	if (rc == 0)
 		rc = store_run_list(st, b->id, (1u << STORE_RUN_DONE) |
 		    (1u << STORE_RUN_SKIPPED), replay_run, &c, err);
-	if (rc == 0 && c.rc < 0)
+	if (c.rc < 0) {
+		*err = c.ferr;
 		rc = c.rc;
+	}
+	for (i = 0; i < c.n; i++)
+		free((char *)c.sm[i].metric);
 	free(c.sm);
+	free(c.m);
 	return rc;
 }
 

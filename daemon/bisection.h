@@ -26,6 +26,7 @@
 #include "store/store.h"
 
 struct sched;
+struct sched_request;
 struct job;
 
 enum bisection_phase {
@@ -91,6 +92,26 @@ void	bisection_free(struct bisection *b);
  */
 int	bisection_load(struct bisection *b, uv_loop_t *loop,
 	    const char *repo_path, bisection_loaded_cb *cb);
+/*
+ * The stored form of a request's options (what bisection_new() reads
+ * back), with bad resolved to a sha and the group filled in.  Caller frees.
+ */
+char	*bisection_params_encode(const struct sched_request *req,
+	    const char *bad, const char *group);
+/* The bisection's metric among a run's metrics, or NULL. */
+const struct store_metric *bisection_metric(const struct bisection *b,
+	    const struct store_metric *m, size_t n);
+/*
+ * Turns one stored result into engine events: a skip (state SKIPPED) or
+ * a done run's metrics, of which only the bisection's metric counts.  The
+ * live path and the replay after a restart both come through here, so the
+ * engine sees the same events either way.  Returns 0 (also when nothing
+ * applies), -ENOEXEC when an endpoint was skipped (the bisection cannot go
+ * on; err says which), or the engine's error.
+ */
+int	bisection_feed(struct bisection *b, uint32_t commit,
+	    enum store_run_state state, const struct store_metric *m, size_t n,
+	    struct bd_error *err);
 /* Replays stored samples and skips into the engine in finish order. */
 int	bisection_replay(struct bisection *b, struct store *st,
 	    struct bd_error *err);

@@ -12,6 +12,7 @@
 #include "daemon/daemon.h"
 #include "common/log.h"
 #include "daemon/sched.h"
+#include "remote/pool.h"
 #include "store/store.h"
 
 static cmd_fn	cmd_ping;
@@ -40,14 +41,6 @@ static cmd_fn *const cmd_handlers[PROTO_CMD_COUNT] = {
 	[PROTO_CMD_UNDRAIN] = cmdsvc_undrain,
 	[PROTO_CMD_WATCH] = cmdsvc_watch,
 	[PROTO_CMD_REPORT] = cmdsvc_report,
-};
-
-static const struct {
-	unsigned	 bit;
-	const char	*name;
-} cmd_roles[] = {
-	{ CONFIG_ROLE_BUILD, "build" },
-	{ CONFIG_ROLE_TEST, "test" },
 };
 
 /* The protocol table names the commands; this adds who answers them. */
@@ -106,27 +99,63 @@ cmd_config(struct cmd_ctx *ctx)
 	return 0;
 }
 
-/* One host as the protocol shows it; the pool's view supplies the state. */
+/* The pool's view of a host; a host added by a reload is not in it yet. */
+static int
+cmd_host_info(const struct daemon *d, const struct config_host *h,
+    struct pool_host_info *hi)
+{
+	struct pool *p = d->sched ? sched_pool(d->sched) : NULL;
+	size_t i;
+
+	for (i = 0; p != NULL && i < pool_count(p); i++) {
+		pool_info(p, i, hi);
+		if (strcmp(hi->name, h->name) == 0)
+			return 0;
+	}
+	return -ENOENT;
+}
+
+/* Role bits as the configuration file spells them. */
+static json_t *
+cmd_host_roles(unsigned roles)
+{
+	const struct name_value *r;
+	json_t *a = json_array();
+
+	for (r = config_role_words; r->name != NULL; r++)
+		if (roles & (unsigned)r->value)
+			json_array_append_new(a, json_string(r->name));
+	return a;
+}
+
+/*
+ * One host as the protocol shows it: the pool supplies its health
+ * ("unknown" until a restart puts a reloaded host in the pool), its
+ * failures and the work it does now.
+ */
 static json_t *
 cmd_host_json(const struct daemon *d, const struct config_host *h)
 {
-	json_t *roles = json_array();
-	size_t i;
-
-	for (i = 0; i < sizeof(cmd_roles) / sizeof(cmd_roles[0]); i++)
-		if (h->roles & cmd_roles[i].bit)
-			json_array_append_new(roles,
-			    json_string(cmd_roles[i].name));
+	struct pool_host_info hi;
+	int known = cmd_host_info(d, h, &hi) == 0;
 	json_t *o = json_pack("{s:s, s:s, s:I, s:s, s:o, s:s}",
 	    "name", h->name, "address", h->address, "port", (json_int_t)h->port,
-	    "group", h->group ? h->group : "", "roles", roles,
-	    "state", daemon_host_state(d, h));
+	    "group", h->group ? h->group : "", "roles", cmd_host_roles(h->roles),
+	    "state", known ? pool_health_name(hi.health) : "unknown");
 	json_t *cur = d->sched ? sched_host_current(d->sched, h->name) : NULL;
 
-	if (o == NULL)
+	if (o == NULL) {
+		json_decref(cur);
 		return NULL;
+	}
 	json_object_set_new(o, "current", cur ? cur : json_null());
-	daemon_host_detail(d, h, o);
+	if (known) {
+		json_object_set_new(o, "infra_failures",
+		    json_integer(hi.infra_failures));
+		json_object_set_new(o, "leased", json_boolean(hi.leased));
+		json_object_set_new(o, "last_error",
+		    json_string(hi.last_error));
+	}
 	return o;
 }
 

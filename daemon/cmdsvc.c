@@ -8,7 +8,6 @@
 #include "daemon/ctl.h"
 #include "daemon/daemon.h"
 #include "daemon/sched.h"
-#include "daemon/watch.h"
 #include "remote/pool.h"
 #include "store/store.h"
 
@@ -42,17 +41,56 @@ cmdsvc_find(struct cmd_ctx *ctx, struct bd_error *err)
 	return sched_find(ctx->d->sched, id, err);
 }
 
+/*
+ * The request's JSON becomes a struct sched_request here and nowhere
+ * else; the table has checked every field's type.  good points into req.
+ */
+static void
+cmdsvc_bisect_request(const json_t *req, uid_t uid, struct sched_request *r,
+    const char **good)
+{
+	json_t *v;
+	size_t i;
+
+	memset(r, 0, sizeof(*r));
+	json_array_foreach(json_object_get(req, "good"), i, v)
+		good[i] = json_string_value(v);
+	r->good = good;
+	r->ngood = json_array_size(json_object_get(req, "good"));
+	r->bad = json_string_value(json_object_get(req, "bad"));
+	r->benchmark = json_string_value(json_object_get(req, "benchmark"));
+	r->metric = json_string_value(json_object_get(req, "metric"));
+	r->group = json_string_value(json_object_get(req, "group"));
+	if ((v = json_object_get(req, "confidence")) != NULL) {
+		r->confidence = json_number_value(v);
+		r->has_confidence = 1;
+	}
+	if ((v = json_object_get(req, "max_samples")) != NULL) {
+		r->max_samples = json_integer_value(v);
+		r->has_max_samples = 1;
+	}
+	r->first_parent = json_is_true(json_object_get(req, "first_parent"));
+	r->priority = (int)json_integer_value(json_object_get(req,
+	    "priority"));
+	r->uid = uid;
+}
+
 /* Validated up front; the reply carries the id, new or existing. */
 int
 cmdsvc_bisect(struct cmd_ctx *ctx)
 {
+	size_t ngood = json_array_size(json_object_get(ctx->req, "good"));
+	const char **good = xcalloc(ngood ? ngood : 1, sizeof(*good));
+	struct sched_request r;
 	struct bd_error err;
 	int64_t id = 0;
-	int existing = 0;
+	int existing = 0, rc;
 
 	bd_error_clear(&err);
-	if (sched_bisect(ctx->d->sched, ctx->req, ctx->conn->uid, &id,
-	    &existing, &err) < 0)
+	cmdsvc_bisect_request(ctx->req, ctx->conn->uid, &r, good);
+	rc = sched_bisect(ctx->d->sched, &r, &id, &existing, &err);
+	free(good);
+	if (rc < 0)
 		return cmdsvc_fail(ctx, &err);
 	json_object_set_new(ctx->reply, "bisection", json_integer(id));
 	json_object_set_new(ctx->reply, "existing", json_boolean(existing));
@@ -208,7 +246,7 @@ cmdsvc_drain_common(struct cmd_ctx *ctx, int drain)
 	json_object_set_new(ctx->reply, "host", json_string(host));
 	json_object_set_new(ctx->reply, "state",
 	    json_string(pool_health_name(pool_host_health(h))));
-	watch_emit(ctx->d, "host", json_pack("{s:s, s:s}", "host", host,
+	daemon_event(ctx->d, "host", json_pack("{s:s, s:s}", "host", host,
 	    "state", pool_health_name(pool_host_health(h))));
 	if (!drain)
 		sched_kick(ctx->d->sched);
@@ -231,7 +269,7 @@ cmdsvc_undrain(struct cmd_ctx *ctx)
 int
 cmdsvc_watch(struct cmd_ctx *ctx)
 {
-	ctx->conn->subscriptions |= WATCH_ALL;
+	ctx->conn->subscriptions |= CTL_SUB_EVENTS;
 	json_object_set_new(ctx->reply, "watching", json_true());
 	return 0;
 }

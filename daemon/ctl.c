@@ -8,6 +8,8 @@
 #include <string.h>
 #include <unistd.h>
 
+#include <jansson.h>
+
 #include "common/xmalloc.h"
 #include "daemon/ctl.h"
 #include "common/log.h"
@@ -532,6 +534,50 @@ ctl_server_stop(struct ctl_server *srv)
 	else
 		uv_timer_start(&srv->drain, ctl_server_drained, CTL_DRAIN_MS,
 		    0);
+}
+
+/* A connection that asked for events and still takes output. */
+static int
+ctl_conn_subscribed(const struct ctl_conn *c)
+{
+	return (c->subscriptions & CTL_SUB_EVENTS) && !c->closing;
+}
+
+/* One encoding for all subscribers: events are cheap when nobody watches. */
+void
+ctl_server_broadcast(struct ctl_server *srv, const char *kind,
+    json_t *fields)
+{
+	struct ctl_conn *c;
+	json_t *ev;
+	char *line;
+	size_t len;
+	int any = 0;
+
+	TAILQ_FOREACH(c, &srv->conns, entry)
+		if (ctl_conn_subscribed(c))
+			any = 1;
+	if (!any) {
+		json_decref(fields);
+		return;
+	}
+	ev = json_pack("{s:s}", "event", kind);
+	if (fields != NULL) {
+		json_object_update(ev, fields);
+		json_decref(fields);
+	}
+	line = json_dumps(ev, JSON_COMPACT);
+	json_decref(ev);
+	if (line == NULL)
+		return;
+	len = strlen(line);
+	/* Sending never unlinks a connection at once: a plain walk. */
+	TAILQ_FOREACH(c, &srv->conns, entry)
+		if (ctl_conn_subscribed(c)) {
+			ctl_conn_send(c, line, len);
+			ctl_conn_send(c, "\n", 1);
+		}
+	free(line);
 }
 
 /* Checks the inode so a successor daemon's socket is never removed. */

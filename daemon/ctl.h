@@ -21,6 +21,7 @@
 
 #include <stddef.h>
 
+#include <jansson.h>
 #include <uv.h>
 
 #include "common/error.h"
@@ -31,6 +32,9 @@
 #define CTL_OUTPUT_MAX		(4 * 1024 * 1024)
 /* How long shutdown waits for clients to take their last replies. */
 #define CTL_DRAIN_MS		5000
+
+/* Bit in struct ctl_conn subscriptions: the watch command's event stream. */
+#define CTL_SUB_EVENTS		0x1
 
 struct ctl_conn;
 struct ctl_server;
@@ -52,9 +56,10 @@ struct ctl_conn {
 	int			 paused;	/* reading stopped for backpressure */
 	int			 closing;
 	/*
-	 * Event subscriptions (a bit set owned by the command layer): a
-	 * streaming command such as watch sets bits here and the daemon
-	 * writes events to every connection whose bits match.
+	 * Event subscriptions (CTL_SUB_ bits set by the command layer): a
+	 * streaming command such as watch sets bits here and
+	 * ctl_server_broadcast() writes events to every connection whose
+	 * bits match.
 	 */
 	unsigned		 subscriptions;
 	TAILQ_ENTRY(ctl_conn)	 entry;
@@ -104,6 +109,14 @@ void	ctl_server_set_caps(struct ctl_server *srv, unsigned max_clients,
 void	ctl_server_stop(struct ctl_server *srv);
 /* After the loop ended: removes the socket file if it is still ours. */
 void	ctl_server_release(struct ctl_server *srv);
+
+/*
+ * Sends {"event": kind, ...fields} as one line to every connection
+ * subscribed with CTL_SUB_EVENTS.  fields (an object, may be NULL) is
+ * stolen.  Only this module walks the connections.
+ */
+void	ctl_server_broadcast(struct ctl_server *srv, const char *kind,
+	    json_t *fields);
 
 /* Queues len bytes of output; drops the connection past CTL_OUTPUT_MAX. */
 void	ctl_conn_send(struct ctl_conn *conn, const char *data, size_t len);

@@ -16,7 +16,6 @@
 #include "store/store.h"
 #include "daemon/sched.h"
 #include <git2.h>
-#include "remote/pool.h"
 
 /*
  * Wall-clock time, since events are read by people and compared across
@@ -31,44 +30,59 @@ daemon_now_ms(void)
 	return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
 }
 
-/* The pool's view of a host; a host added by a reload is not in it yet. */
-static int
-daemon_host_info(const struct daemon *d, const struct config_host *h,
-    struct pool_host_info *hi)
-{
-	struct pool *p = d->sched ? sched_pool(d->sched) : NULL;
-	size_t i;
-
-	for (i = 0; p != NULL && i < pool_count(p); i++) {
-		pool_info(p, i, hi);
-		if (strcmp(hi->name, h->name) == 0)
-			return 0;
-	}
-	return -ENOENT;
-}
-
-const char *
-daemon_host_state(const struct daemon *d, const struct config_host *h)
-{
-	struct pool_host_info hi;
-
-	if (daemon_host_info(d, h, &hi) < 0)
-		return "unknown";
-	return pool_health_name(hi.health);
-}
-
 void
-daemon_host_detail(const struct daemon *d, const struct config_host *h,
-    json_t *o)
+daemon_event(struct daemon *d, const char *kind, json_t *fields)
 {
-	struct pool_host_info hi;
+	json_t *ev;
 
-	if (daemon_host_info(d, h, &hi) < 0)
+	if (!d->ctl_ready) {
+		json_decref(fields);
 		return;
-	json_object_set_new(o, "infra_failures",
-	    json_integer(hi.infra_failures));
-	json_object_set_new(o, "leased", json_boolean(hi.leased));
-	json_object_set_new(o, "last_error", json_string(hi.last_error));
+	}
+	ev = json_pack("{s:I}", "time_ms", (json_int_t)daemon_now_ms());
+	if (fields != NULL) {
+		json_object_update(ev, fields);
+		json_decref(fields);
+	}
+	ctl_server_broadcast(&d->ctl, kind, ev);
+}
+
+/* The scheduler's event sink. */
+static void
+daemon_sched_event(void *arg, const char *kind, json_t *fields)
+{
+	daemon_event(arg, kind, fields);
+}
+
+/* The scheduler's view of the configuration: whatever a reload left. */
+static const struct config *
+daemon_config(void *arg)
+{
+	struct daemon *d = arg;
+
+	return &d->cfg;
+}
+
+/* The scheduler borrows the loop, the store and the repository. */
+static int
+daemon_start_sched(struct daemon *d, struct bd_error *err)
+{
+	struct sched_env env = {
+		.loop = &d->loop,
+		.store = d->store,
+		.config = daemon_config,
+		.config_arg = d,
+		.events = { .emit = daemon_sched_event, .arg = d },
+	};
+
+	if (d->cfg.repo.path != NULL &&
+	    git_repository_open(&d->repo, d->cfg.repo.path) < 0) {
+		log_warnx("cannot open repository %s: %s", d->cfg.repo.path,
+		    git_error_last() ? git_error_last()->message : "");
+		d->repo = NULL;
+	}
+	env.repo = d->repo;
+	return sched_new(&env, &d->sched, err);
 }
 
 /*
@@ -191,7 +205,7 @@ daemon_init(struct daemon *d, const char *config_path, struct config *cfg,
 		return rc;
 	git_libgit2_init();
 	d->git_ready = 1;
-	if ((rc = sched_new(d, &d->sched, err)) < 0)
+	if ((rc = daemon_start_sched(d, err)) < 0)
 		return rc;
 	log_info("bisectd %s listening on %s (pid %ld)", BISECTD_VERSION,
 	    dc->socket, (long)getpid());
@@ -357,6 +371,8 @@ daemon_release(struct daemon *d)
 	}
 	sched_free(d->sched);
 	d->sched = NULL;
+	git_repository_free(d->repo);
+	d->repo = NULL;
 	if (d->git_ready)
 		git_libgit2_shutdown();
 	d->git_ready = 0;

@@ -21,6 +21,7 @@
 
 struct store;
 struct sched;
+struct git_repository;
 
 struct daemon {
 	uv_loop_t	 loop;
@@ -28,6 +29,7 @@ struct daemon {
 	char		*config_path;	/* reloaded from here */
 	struct store	*store;
 	struct sched	*sched;		/* bisections, hosts, jobs */
+	struct git_repository *repo;	/* lent to the scheduler; may be NULL */
 	/* Configurations replaced by reloads: running jobs may still point
 	 * into them, so they live until the daemon exits. */
 	struct config	*retired;
@@ -66,14 +68,11 @@ int	daemon_reload(struct daemon *d, struct config_errors *errs,
 void	daemon_release(struct daemon *d);
 
 /*
- * The state of a configured host as the control protocol reports it.
- * The pool's health ("up", "down", "quarantined", "draining").
+ * Sends an event to the connections that watch (fields, an object or
+ * NULL, is stolen); "time_ms" is added.  Nobody hears it before the
+ * control socket runs.
  */
-const char *daemon_host_state(const struct daemon *d,
-	    const struct config_host *h);
-/* Adds the pool's failure count and last error of h to o. */
-void	daemon_host_detail(const struct daemon *d, const struct config_host *h,
-	    json_t *o);
+void	daemon_event(struct daemon *d, const char *kind, json_t *fields);
 
 /*
  * main blocks SIGINT, SIGTERM and SIGHUP before anything else; daemon_init

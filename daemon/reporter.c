@@ -6,11 +6,9 @@
 #include "bisect/report.h"
 #include "common/xmalloc.h"
 #include "daemon/bisection.h"
-#include "daemon/daemon.h"
 #include "daemon/hook.h"
 #include "common/log.h"
 #include "daemon/reporter.h"
-#include "daemon/sched.h"
 #include "store/store.h"
 
 /* Everything the input points to, so one release frees it. */
@@ -250,11 +248,11 @@ rd_release(struct reporter_data *rd)
 
 /* Collects every field the report module needs for one bisection. */
 static void
-reporter_gather(struct daemon *d, struct bisection *b,
-    struct reporter_data *rd, json_t *log)
+reporter_gather(struct store *st, const struct config *cfg,
+    git_repository *repo, struct bisection *b, struct reporter_data *rd,
+    json_t *log)
 {
-	git_repository *repo = sched_repo(d->sched);
-	const struct config_benchmark *bc = config_benchmark_find(&d->cfg,
+	const struct config_benchmark *bc = config_benchmark_find(cfg,
 	    b->rec.benchmark);
 	const struct config_metric *m = bc ? config_metric_find(bc,
 	    b->rec.metric) : NULL;
@@ -278,13 +276,13 @@ reporter_gather(struct daemon *d, struct bisection *b,
 	    m->kind == CONFIG_METRIC_PASS_FAIL ? REPORT_PASS_FAIL :
 	    m->direction == CONFIG_HIGHER_IS_BETTER ?
 	    REPORT_HIGHER_IS_BETTER : REPORT_LOWER_IS_BETTER;
-	in->repo_url = d->cfg.repo.url;
+	in->repo_url = cfg->repo.url;
 	if (in->kind == REPORT_CULPRIT && b->rec.culprit != NULL)
 		rd_culprit(rd, repo, b->rec.culprit);
 	if (in->kind == REPORT_INCONCLUSIVE)
 		rd_candidates(rd, repo);
-	store_sample_list(d->store, b->id, NULL, rd_sample, rd, &err);
-	store_run_list(d->store, b->id, ~0u, rd_run_time, rd, &err);
+	store_sample_list(st, b->id, NULL, rd_sample, rd, &err);
+	store_run_list(st, b->id, ~0u, rd_run_time, rd, &err);
 	in->parents = rd->parents;
 	in->n_parents = rd->nparents;
 	in->good_revs = (const char *const *)b->rec.good;
@@ -328,11 +326,12 @@ reporter_gather(struct daemon *d, struct bisection *b,
 }
 
 static void
-reporter_hook(struct daemon *d, struct bisection *b, const char *text,
-    const struct report_input *in);
+reporter_hook(uv_loop_t *loop, const char *command, struct bisection *b,
+    const char *text, const struct report_input *in);
 
 void
-reporter_run(struct daemon *d, struct bisection *b)
+reporter_run(struct store *st, const struct config *cfg,
+    git_repository *repo, uv_loop_t *loop, struct bisection *b)
 {
 	struct reporter_data rd;
 	struct bd_error err;
@@ -340,8 +339,8 @@ reporter_run(struct daemon *d, struct bisection *b)
 	char *text = NULL, *jtext = NULL;
 
 	memset(&rd, 0, sizeof(rd));
-	log = bisection_log_json(b, d->store, sched_repo(d->sched));
-	reporter_gather(d, b, &rd, log);
+	log = bisection_log_json(b, st, repo);
+	reporter_gather(st, cfg, repo, b, &rd, log);
 	if (report_render_text(&rd.in, &text, &err) < 0 ||
 	    (j = report_render_json(&rd.in, &err)) == NULL) {
 		log_warnx("bisection %" PRId64 ": no report: %s", b->id,
@@ -350,12 +349,12 @@ reporter_run(struct daemon *d, struct bisection *b)
 	}
 	json_object_set(j, "bisect_log", log);
 	jtext = json_dumps(j, JSON_COMPACT);
-	if (store_report_put(d->store, b->id, text, jtext, &err) < 0) {
+	if (store_report_put(st, b->id, text, jtext, &err) < 0) {
 		log_warnx("bisection %" PRId64 ": %s", b->id, err.msg);
 		goto out;
 	}
-	if (d->cfg.daemon.report_hook != NULL)
-		reporter_hook(d, b, text, &rd.in);
+	if (cfg->daemon.report_hook != NULL)
+		reporter_hook(loop, cfg->daemon.report_hook, b, text, &rd.in);
 out:
 	free(text);
 	free(jtext);
@@ -366,8 +365,8 @@ out:
 
 /* The hook learns whom to mail from the environment, never from argv. */
 static void
-reporter_hook(struct daemon *d, struct bisection *b, const char *text,
-    const struct report_input *in)
+reporter_hook(uv_loop_t *loop, const char *command, struct bisection *b,
+    const char *text, const struct report_input *in)
 {
 	char *subject = report_subject(in);
 	char *env[8];
@@ -384,7 +383,7 @@ reporter_hook(struct daemon *d, struct bisection *b, const char *text,
 	    in->culprit.committer ? in->culprit.committer : "");
 	xasprintf(&env[n++], "BISECTD_SUBJECT=%s", subject ? subject : "");
 	env[n] = NULL;
-	if (hook_run(&d->loop, d->cfg.daemon.report_hook, env, text) < 0)
+	if (hook_run(loop, command, env, text) < 0)
 		log_warnx("bisection %" PRId64 ": report hook did not start",
 		    b->id);
 	for (i = 0; i < n; i++)

@@ -7,10 +7,20 @@
 #ifndef DAEMON_REPORTER_H
 #define DAEMON_REPORTER_H
 
-struct daemon;
-struct bisection;
+#include <git2.h>
+#include <uv.h>
 
-/* Builds, stores and sends the report of a bisection that has a verdict. */
-void	reporter_run(struct daemon *d, struct bisection *b);
+#include "config/config.h"
+
+struct bisection;
+struct store;
+
+/*
+ * Builds, stores and sends the report of a bisection that has a verdict:
+ * st holds its runs and samples, cfg its benchmark and report hook (run
+ * on loop), repo (may be NULL) the culprit's identity.  All borrowed.
+ */
+void	reporter_run(struct store *st, const struct config *cfg,
+	    git_repository *repo, uv_loop_t *loop, struct bisection *b);
 
 #endif

@@ -10,20 +10,46 @@
 #include "config/config.h"
 #include "daemon/bisection.h"
 #include "daemon/buildcache.h"
-#include "daemon/daemon.h"
 #include "common/log.h"
 #include "daemon/reporter.h"
 #include "daemon/sched.h"
 #include "daemon/sched_int.h"
-#include "daemon/watch.h"
 #include "remote/job.h"
 #include "remote/pool.h"
 #include "store/store.h"
 
+/* The store is borrowed from the environment, like everything in it. */
 struct store *
 sched_store(struct sched *s)
 {
-	return s->d->store;
+	return s->env.store;
+}
+
+/* Asked at every use: a reload replaces the configuration whole. */
+const struct config *
+sched_config(struct sched *s)
+{
+	return s->env.config(s->env.config_arg);
+}
+
+/* The sink decides who hears of it; without one the event is dropped. */
+void
+sched_emit(struct sched *s, const char *kind, json_t *fields)
+{
+	if (fields == NULL)
+		return;
+	if (s->env.events.emit == NULL) {
+		json_decref(fields);
+		return;
+	}
+	s->env.events.emit(s->env.events.arg, kind, fields);
+}
+
+/* Durations only: the loop's clock never jumps with the wall clock. */
+int64_t
+sched_clock_ms(struct sched *s)
+{
+	return (int64_t)uv_now(s->env.loop);
 }
 
 struct pool *
@@ -35,7 +61,7 @@ sched_pool(struct sched *s)
 git_repository *
 sched_repo(struct sched *s)
 {
-	return s->repo;
+	return s->env.repo;
 }
 
 /* Marks a bisection that cannot go on, with the reason for status. */
@@ -53,7 +79,7 @@ sched_fail(struct sched *s, struct bisection *b, const char *why)
 	free((char *)b->rec.detail);
 	b->rec.detail = xstrdup(why);
 	b->phase = BISECTION_FINISHED;
-	watch_emit(s->d, "done", json_pack("{s:I, s:s, s:s}", "bisection",
+	sched_emit(s, "done", json_pack("{s:I, s:s, s:s}", "bisection",
 	    (json_int_t)b->id, "state", "failed", "message", why));
 }
 
@@ -61,17 +87,18 @@ sched_fail(struct sched *s, struct bisection *b, const char *why)
 static int
 sched_activate(struct sched *s, int64_t id, struct bd_error *err)
 {
+	const struct config *cfg = sched_config(s);
 	struct bisection *b;
 	int rc;
 
 	if ((rc = bisection_new(s, sched_store(s), id, &b, err)) < 0)
 		return rc;
 	TAILQ_INSERT_TAIL(&s->active, b, entry);
-	if (s->d->cfg.repo.path == NULL) {
+	if (cfg->repo.path == NULL) {
 		sched_fail(s, b, "no [repo] path is configured");
 		return 0;
 	}
-	if ((rc = bisection_load(b, &s->d->loop, s->d->cfg.repo.path,
+	if ((rc = bisection_load(b, s->env.loop, cfg->repo.path,
 	    sched_loaded)) < 0) {
 		sched_fail(s, b, uv_strerror(rc));
 		return 0;
@@ -95,39 +122,41 @@ sched_collect_id(void *arg, const struct store_bisection *rec)
 	return 0;
 }
 
+/*
+ * The pool is made from the hosts configured now: a reload that changes
+ * them takes effect after a restart.  Stored runs that were in flight go
+ * back to queued and every active bisection starts loading.
+ */
 int
-sched_new(struct daemon *d, struct sched **out, struct bd_error *err)
+sched_new(const struct sched_env *env, struct sched **out,
+    struct bd_error *err)
 {
 	struct sched *s = xcalloc(1, sizeof(*s));
 	struct sched_ids ids = { NULL, 0 };
+	const struct config *cfg;
 	struct bd_error lerr;
 	int64_t requeued = 0;
 	size_t i;
 	int rc;
 
-	s->d = d;
+	s->env = *env;
 	TAILQ_INIT(&s->active);
-	if (d->cfg.repo.path != NULL &&
-	    git_repository_open(&s->repo, d->cfg.repo.path) < 0) {
-		log_warnx("cannot open repository %s: %s", d->cfg.repo.path,
-		    git_error_last() ? git_error_last()->message : "");
-		s->repo = NULL;
-	}
-	if ((rc = pool_new(&d->loop, d->cfg.hosts, d->cfg.nhosts, 0,
+	cfg = sched_config(s);
+	if ((rc = pool_new(env->loop, cfg->hosts, cfg->nhosts, 0,
 	    &s->pool, err)) < 0)
 		goto fail;
 	s->jobs = job_queue_new(s->pool);
 	job_queue_set_avail_cb(s->jobs, (void (*)(void *))sched_kick, s);
-	buildcache_bind(&s->cache, d->store);
-	uv_timer_init(&d->loop, &s->kick);
+	buildcache_bind(&s->cache, env->store);
+	uv_timer_init(env->loop, &s->kick);
 	s->kick.data = s;
 	s->kick_ready = 1;
-	if ((rc = store_runs_requeue_inflight(d->store, &requeued, err)) < 0)
+	if ((rc = store_runs_requeue_inflight(env->store, &requeued, err)) < 0)
 		goto fail;
 	if (requeued > 0)
 		log_info("%" PRId64 " runs were in flight at the last stop; "
 		    "they run again", requeued);
-	if ((rc = store_bisection_list(d->store, STORE_BISECTION_ACTIVE,
+	if ((rc = store_bisection_list(env->store, STORE_BISECTION_ACTIVE,
 	    sched_collect_id, &ids, err)) < 0)
 		goto fail;
 	for (i = 0; i < ids.n; i++)
@@ -216,7 +245,6 @@ sched_free(struct sched *s)
 		TAILQ_REMOVE(&s->active, b, entry);
 		bisection_free(b);
 	}
-	git_repository_free(s->repo);
 	free(s);
 }
 
@@ -298,7 +326,7 @@ sched_cmp_str(const void *a, const void *b)
 static char *
 sched_dedup_key(char **good, size_t ngood, const char *bad,
     const char *bench, const char *metric, const char *group, int fp,
-    double conf, json_int_t max)
+    double conf, int64_t max)
 {
 	char *key, *t;
 	size_t i;
@@ -326,93 +354,98 @@ sched_resolve(struct sched *s, const char *what, const char *rev,
 	struct bd_error gerr;
 	int rc;
 
-	if ((rc = graph_resolve(s->repo, rev, oid, &gerr)) < 0)
+	if ((rc = graph_resolve(s->env.repo, rev, oid, &gerr)) < 0)
 		return bd_error_set(err, rc, "%s: %s", what, gerr.msg);
 	git_oid_tostr(out, GIT_OID_HEXSZ + 1, oid);
 	return 0;
 }
 
-int
-sched_bisect(struct sched *s, const json_t *req, uid_t uid, int64_t *idp,
-    int *existing, struct bd_error *err)
+/* Checks what needs no repository: names, group, limits. */
+static int
+sched_check(struct sched *s, const struct sched_request *req,
+    const char *group, struct bd_error *err)
 {
-	const struct config *cfg = &s->d->cfg;
+	const struct config *cfg = sched_config(s);
 	const struct config_benchmark *bench;
-	const char *bad = json_string_value(json_object_get(req, "bad"));
-	const char *bname = json_string_value(json_object_get(req, "benchmark"));
-	const char *metric = json_string_value(json_object_get(req, "metric"));
-	const char *group = json_string_value(json_object_get(req, "group"));
-	json_t *goods = json_object_get(req, "good"), *v, *params = NULL;
-	json_t *jconf = json_object_get(req, "confidence");
-	json_t *jmax = json_object_get(req, "max_samples");
-	json_t *jprio = json_object_get(req, "priority");
-	double conf = jconf ? json_number_value(jconf) : 0.99;
-	json_int_t max = jmax ? json_integer_value(jmax) : 0;
-	int fp = json_is_true(json_object_get(req, "first_parent"));
-	struct store_bisection rec;
-	char **good = NULL, badsha[GIT_OID_HEXSZ + 1];
-	git_oid badoid, goid;
-	char *key = NULL, *ptext = NULL;
-	size_t i, ngood = json_array_size(goods);
-	int rc;
 
-	*existing = 0;
-	if (ngood == 0)
+	if (req->ngood == 0)
 		return bd_error_set(err, -EINVAL, "good: at least one good "
 		    "revision is needed");
-	if ((bench = config_benchmark_find(cfg, bname)) == NULL)
+	if (req->bad == NULL || req->benchmark == NULL || req->metric == NULL)
+		return bd_error_set(err, -EINVAL, "bad, benchmark and metric "
+		    "are required");
+	if ((bench = config_benchmark_find(cfg, req->benchmark)) == NULL)
 		return bd_error_set(err, -ENOENT, "benchmark: no [benchmark %s] "
-		    "in the configuration", bname);
-	if (config_metric_find(bench, metric) == NULL)
+		    "in the configuration", req->benchmark);
+	if (config_metric_find(bench, req->metric) == NULL)
 		return bd_error_set(err, -ENOENT, "metric: benchmark %s has no "
-		    "metric %s", bname, metric);
-	if (group == NULL)
-		group = CONFIG_DEFAULT_GROUP;
+		    "metric %s", req->benchmark, req->metric);
 	if ((config_group_roles(cfg, group) & (CONFIG_ROLE_BUILD |
 	    CONFIG_ROLE_TEST)) != (CONFIG_ROLE_BUILD | CONFIG_ROLE_TEST))
 		return bd_error_set(err, -EINVAL, "group: host group %s needs "
 		    "a build host and a test host", group);
-	if (jconf != NULL && !(conf > 0.5 && conf < 1))
+	if (req->has_confidence &&
+	    !(req->confidence > 0.5 && req->confidence < 1))
 		return bd_error_set(err, -EINVAL, "confidence: must be between "
 		    "0.5 and 1");
-	if (jmax != NULL && (max < 6 || max > 1000000))
+	if (req->has_max_samples &&
+	    (req->max_samples < 6 || req->max_samples > 1000000))
 		return bd_error_set(err, -EINVAL, "max_samples: must be between "
 		    "6 and 1000000");
-	if (s->repo == NULL)
+	if (s->env.repo == NULL)
 		return bd_error_set(err, -ENOENT, "repo: no repository is "
 		    "configured or it cannot be opened");
-	if ((rc = sched_resolve(s, "bad", bad, &badoid, badsha, err)) < 0)
+	return 0;
+}
+
+/*
+ * A request from the socket or a sweep: checked, resolved to shas and
+ * stored before the bisection starts loading.
+ */
+int
+sched_bisect(struct sched *s, const struct sched_request *req, int64_t *idp,
+    int *existing, struct bd_error *err)
+{
+	const char *group = req->group ? req->group : CONFIG_DEFAULT_GROUP;
+	struct store_bisection rec;
+	char **good = NULL, badsha[GIT_OID_HEXSZ + 1];
+	git_oid badoid, goid;
+	char *key = NULL, *ptext = NULL;
+	size_t i, ngood = req->ngood;
+	int rc;
+
+	*existing = 0;
+	if ((rc = sched_check(s, req, group, err)) < 0)
+		return rc;
+	if ((rc = sched_resolve(s, "bad", req->bad, &badoid, badsha, err)) < 0)
 		return rc;
 	good = xcalloc(ngood, sizeof(*good));
-	json_array_foreach(goods, i, v) {
+	for (i = 0; i < ngood; i++) {
 		good[i] = xcalloc(1, GIT_OID_HEXSZ + 1);
-		if ((rc = sched_resolve(s, "good", json_string_value(v), &goid,
+		if ((rc = sched_resolve(s, "good", req->good[i], &goid,
 		    good[i], err)) < 0)
 			goto out;
 		if (git_oid_equal(&goid, &badoid)) {
 			rc = bd_error_set(err, -EINVAL, "good %s and bad are "
-			    "the same commit", json_string_value(v));
+			    "the same commit", req->good[i]);
 			goto out;
 		}
 	}
-	key = sched_dedup_key(good, ngood, badsha, bname, metric, group, fp,
-	    conf, max);
-	params = json_deep_copy(req);
-	json_object_del(params, "id");
-	json_object_set_new(params, "bad", json_string(badsha));
-	json_object_set_new(params, "group", json_string(group));
-	ptext = json_dumps(params, JSON_COMPACT | JSON_SORT_KEYS);
+	key = sched_dedup_key(good, ngood, badsha, req->benchmark, req->metric,
+	    group, req->first_parent, req->has_confidence ? req->confidence :
+	    0.99, req->has_max_samples ? req->max_samples : 0);
+	ptext = bisection_params_encode(req, badsha, group);
 	store_bisection_init(&rec);
 	rec.params = ptext;
 	rec.good = (const char **)good;
 	rec.ngood = ngood;
 	rec.bad = badsha;
-	rec.benchmark = bname;
-	rec.metric = metric;
+	rec.benchmark = req->benchmark;
+	rec.metric = req->metric;
 	rec.group = group;
 	rec.dedup_key = key;
-	rec.priority = jprio ? (int)json_integer_value(jprio) : 0;
-	rec.created_by = uid;
+	rec.priority = req->priority;
+	rec.created_by = req->uid;
 	rc = store_bisection_create(sched_store(s), &rec, idp, err);
 	if (rc == -EEXIST) {
 		*existing = 1;
@@ -428,7 +461,6 @@ out:
 	free(good);
 	free(key);
 	free(ptext);
-	json_decref(params);
 	return rc;
 }
 
@@ -480,7 +512,7 @@ sched_cancel(struct sched *s, int64_t id, struct bd_error *err)
 		if (p->job != NULL)
 			job_cancel(p->job);
 	}
-	watch_emit(s->d, "done", json_pack("{s:I, s:s}", "bisection",
+	sched_emit(s, "done", json_pack("{s:I, s:s}", "bisection",
 	    (json_int_t)id, "state", "cancelled"));
 	sched_kick(s);
 	return 0;

@@ -9,7 +9,11 @@
  * before the report is handed to the hook.  After a restart, running runs
  * go back to queued and are submitted again.
  *
- * struct sched is owned by struct daemon; bisections by the scheduler.
+ * The scheduler knows nothing of the control socket or the daemon: it is
+ * given a struct sched_env (the loop, the store, the repository, a way to
+ * read the configuration in effect and a sink for its events) and owns
+ * only its pool, its queue and its bisections.  Whoever made the
+ * environment keeps everything in it alive until sched_free().
  */
 #ifndef DAEMON_SCHED_H
 #define DAEMON_SCHED_H
@@ -19,15 +23,64 @@
 
 #include <git2.h>
 #include <jansson.h>
+#include <uv.h>
 
 #include "common/error.h"
+#include "config/config.h"
 
-struct daemon;
 struct sched;
 struct bisection;
 struct pool;
+struct store;
 
-int	sched_new(struct daemon *d, struct sched **out, struct bd_error *err);
+/*
+ * Where the scheduler's events go (probe-started, probe-finished, sample,
+ * skip, bisection, verdict, done): kind names the event and fields (stolen
+ * by emit, never NULL) says which bisection, run and commit.  emit may be
+ * NULL: the events are dropped.
+ */
+struct sched_events {
+	void	(*emit)(void *arg, const char *kind, json_t *fields);
+	void	 *arg;
+};
+
+/* What the scheduler uses; borrowed, alive until sched_free(). */
+struct sched_env {
+	uv_loop_t		*loop;
+	struct store		*store;
+	git_repository		*repo;		/* NULL: none could be opened */
+	/* The configuration in effect, asked again at every use so that a
+	 * reload is seen; what it returns lives as long as the env. */
+	const struct config	*(*config)(void *arg);
+	void			*config_arg;
+	struct sched_events	 events;
+};
+
+/*
+ * A bisection request as the service takes it, from the control socket
+ * or a sweep.  Strings are borrowed for the call.  confidence and
+ * max_samples are only checked and used when has_confidence and
+ * has_max_samples are set.
+ */
+struct sched_request {
+	const char *const	*good;		/* revisions, at least one */
+	size_t			 ngood;
+	const char		*bad;
+	const char		*benchmark;
+	const char		*metric;
+	const char		*group;		/* NULL: CONFIG_DEFAULT_GROUP */
+	double			 confidence;	/* in (0.5, 1) */
+	int			 has_confidence;
+	int64_t			 max_samples;	/* in [6, 1000000] */
+	int			 has_max_samples;
+	int			 first_parent;
+	int			 priority;	/* higher runs first */
+	uid_t			 uid;		/* who asked */
+};
+
+/* Resumes the stored active bisections; *out is set even on failure. */
+int	sched_new(const struct sched_env *env, struct sched **out,
+	    struct bd_error *err);
 /* Shutdown: stops remote work without recording it (it reruns later). */
 void	sched_stop(struct sched *s);
 void	sched_free(struct sched *s);
@@ -38,7 +91,7 @@ void	sched_free(struct sched *s);
  * whose id is returned.  Errors: -EINVAL (bad request, err says which
  * field), -ENOENT (unknown revision or name).
  */
-int	sched_bisect(struct sched *s, const json_t *req, uid_t uid,
+int	sched_bisect(struct sched *s, const struct sched_request *req,
 	    int64_t *idp, int *existing, struct bd_error *err);
 /* An active or finished bisection by id (loaded on demand), or NULL. */
 struct bisection *sched_find(struct sched *s, int64_t id,

@@ -7,6 +7,7 @@
 #include <uv.h>
 
 #include "bisect/engine.h"
+#include "daemon/sched.h"
 #include "remote/cache.h"
 
 struct bisection;
@@ -15,11 +16,10 @@ struct bisection_probe;
 TAILQ_HEAD(bisection_list, bisection);
 
 struct sched {
-	struct daemon		*d;
+	struct sched_env	 env;		/* borrowed, see sched.h */
 	struct pool		*pool;
 	struct job_queue	*jobs;
 	struct cache		 cache;
-	git_repository		*repo;
 	struct bisection_list	 active;
 	uv_timer_t		 kick;
 	int			 kick_ready;
@@ -29,6 +29,11 @@ struct sched {
 };
 
 struct store	*sched_store(struct sched *s);
+const struct config *sched_config(struct sched *s);
+/* Hands an event to the sink; fields (never NULL) is stolen. */
+void		 sched_emit(struct sched *s, const char *kind, json_t *fields);
+/* Milliseconds on a clock that only goes forward, for durations. */
+int64_t		 sched_clock_ms(struct sched *s);
 void		 sched_fail(struct sched *s, struct bisection *b,
 		    const char *why);
 void		 sched_probe_free(struct bisection *b,

@@ -13,12 +13,10 @@
 #include "common/xmalloc.h"
 #include "config/config.h"
 #include "daemon/bisection.h"
-#include "daemon/daemon.h"
 #include "common/log.h"
 #include "daemon/reporter.h"
 #include "daemon/sched.h"
 #include "daemon/sched_int.h"
-#include "daemon/watch.h"
 #include "remote/job.h"
 #include "remote/pool.h"
 #include "store/store.h"
@@ -31,17 +29,18 @@ static void	sched_job_done(void *arg, const struct step_result *last,
 static const struct config_benchmark *
 sched_bench(struct sched *s, const struct bisection *b)
 {
-	return config_benchmark_find(&s->d->cfg, b->rec.benchmark);
+	return config_benchmark_find(sched_config(s), b->rec.benchmark);
 }
 
 /* Makes the per-bisection log directory the steps write into. */
 static char *
 sched_log_dir(struct sched *s, int64_t id)
 {
+	const char *workdir = sched_config(s)->daemon.workdir;
 	char *dir, *top;
 
-	xasprintf(&top, "%s/logs", s->d->cfg.daemon.workdir);
-	mkdir(s->d->cfg.daemon.workdir, 0755);
+	xasprintf(&top, "%s/logs", workdir);
+	mkdir(workdir, 0755);
 	mkdir(top, 0755);
 	xasprintf(&dir, "%s/%" PRId64, top, id);
 	mkdir(dir, 0755);
@@ -69,7 +68,7 @@ sched_submit(struct sched *s, struct bisection *b, int64_t run,
 	p->run = run;
 	p->commit = commit;
 	p->b = b;
-	p->started_ms = daemon_now_ms();
+	p->started_ms = sched_clock_ms(s);
 	snprintf(p->sha, sizeof(p->sha), "%s", sha);
 	snprintf(run_id, sizeof(run_id), "%" PRId64, run);
 	logdir = sched_log_dir(s, b->id);
@@ -92,7 +91,7 @@ sched_submit(struct sched *s, struct bisection *b, int64_t run,
 		sched_probe_free(b, p);
 		return rc;
 	}
-	watch_emit(s->d, "probe-started", json_pack("{s:I, s:I, s:s}",
+	sched_emit(s, "probe-started", json_pack("{s:I, s:I, s:s}",
 	    "bisection", (json_int_t)b->id, "run", (json_int_t)run,
 	    "commit", sha));
 	return 0;
@@ -208,7 +207,7 @@ sched_loaded(struct bisection *b, int rc, const struct bd_error *lerr)
 	log_info("bisection %" PRId64 ": %zu candidates, %s", b->id, b->g.n,
 	    b->rec.metric);
 	sched_resubmit(s, b);
-	watch_emit(s->d, "bisection", json_pack("{s:I, s:s, s:I}",
+	sched_emit(s, "bisection", json_pack("{s:I, s:s, s:I}",
 	    "bisection", (json_int_t)b->id, "state", "running",
 	    "candidates", (json_int_t)b->g.n));
 	sched_kick(s);
@@ -316,7 +315,7 @@ void
 sched_kick_cb(uv_timer_t *t)
 {
 	struct sched *s = t->data;
-	const struct config *cfg = &s->d->cfg;
+	const struct config *cfg = sched_config(s);
 	const char **groups = NULL;
 	size_t ng = 0, i;
 
@@ -336,6 +335,28 @@ sched_kick_cb(uv_timer_t *t)
 	free(groups);
 }
 
+/* The engine hears of a stored result only while it is still deciding. */
+static void
+sched_feed(struct sched *s, struct bisection_probe *p,
+    enum store_run_state state, const struct store_metric *m, size_t n,
+    const char *why)
+{
+	struct bisection *b = p->b;
+	struct bd_error err;
+	char *msg;
+	int rc;
+
+	if (!b->engine_ready || b->phase != BISECTION_ACTIVE)
+		return;
+	rc = bisection_feed(b, p->commit, state, m, n, &err);
+	if (rc == -ENOEXEC) {
+		xasprintf(&msg, "%s: %s: %s", err.msg, p->sha, why);
+		sched_fail(s, b, msg);
+		free(msg);
+	} else if (rc < 0)
+		log_warnx("bisection %" PRId64 ": %s", b->id, err.msg);
+}
+
 /* Stores a result first; only a stored result reaches the engine. */
 static void
 sched_job_record(void *arg, const struct step_result *r, const char *host)
@@ -344,78 +365,56 @@ sched_job_record(void *arg, const struct step_result *r, const char *host)
 	struct bisection *b = p->b;
 	struct sched *s = b->s;
 	struct store_run_result res;
-	struct store_metric *m;
-	const struct metrics_value *mv;
+	struct store_metric *m = NULL;
+	const struct store_metric *mv;
 	struct bd_error err;
 	char *logp = NULL, *timings = NULL;
-	size_t i;
-	int rc;
+	int64_t wall_ms = sched_clock_ms(s) - p->started_ms;
+	size_t i, n = 0;
 
 	memset(&res, 0, sizeof(res));
 	/* Step logs are LOG_DIR/RUN-PHASE.log; the prefix names them all. */
 	xasprintf(&logp, "%s/logs/%" PRId64 "/%" PRId64 "-",
-	    s->d->cfg.daemon.workdir, b->id, p->run);
+	    sched_config(s)->daemon.workdir, b->id, p->run);
 	xasprintf(&timings, "{\"wall_ms\":%" PRId64 ",\"built\":%s,"
-	    "\"phase\":\"%s\"}", daemon_now_ms() - p->started_ms,
-	    r->built ? "true" : "false", step_phase_name(r->phase));
+	    "\"phase\":\"%s\"}", wall_ms, r->built ? "true" : "false",
+	    step_phase_name(r->phase));
 	res.log_path = logp;
 	res.timings = timings;
+	res.state = r->outcome == STEP_OK ? STORE_RUN_DONE : STORE_RUN_SKIPPED;
 	if (store_run_start(sched_store(s), p->run, host, &err) < 0 &&
 	    err.code != -EALREADY)
 		log_debug("run %" PRId64 ": %s", p->run, err.msg);
-	if (r->outcome != STEP_OK) {
-		res.state = STORE_RUN_SKIPPED;
-		if (store_run_finish(sched_store(s), p->run, &res, NULL, 0,
-		    &err) < 0) {
-			log_warnx("run %" PRId64 ": %s", p->run, err.msg);
-			goto out;
+	if (res.state == STORE_RUN_DONE) {
+		n = r->metrics.n;
+		m = xcalloc(n ? n : 1, sizeof(*m));
+		for (i = 0; i < n; i++) {
+			m[i].name = r->metrics.v[i].name;
+			m[i].value = r->metrics.v[i].value;
 		}
-		p->recorded = 1;
-		watch_emit(s->d, "skip", json_pack("{s:I, s:I, s:s, s:s, s:s}",
-		    "bisection", (json_int_t)b->id, "run", (json_int_t)p->run,
-		    "commit", p->sha, "host", host, "message", r->err.msg));
-		if (!b->engine_ready || b->phase != BISECTION_ACTIVE)
-			goto out;
-		if (p->commit == ENGINE_GOOD || p->commit == b->g.n - 1) {
-			char *why;
-
-			xasprintf(&why, "the %s endpoint %s cannot be built or "
-			    "run: %s", p->commit == ENGINE_GOOD ? "good" :
-			    "bad", p->sha, r->err.msg);
-			sched_fail(s, b, why);
-			free(why);
-			goto out;
-		}
-		if (engine_add_skip(&b->e, p->commit, &err) < 0)
-			log_warnx("bisection %" PRId64 ": %s", b->id, err.msg);
-		goto out;
 	}
-	m = xcalloc(r->metrics.n ? r->metrics.n : 1, sizeof(*m));
-	for (i = 0; i < r->metrics.n; i++) {
-		m[i].name = r->metrics.v[i].name;
-		m[i].value = r->metrics.v[i].value;
-	}
-	res.state = STORE_RUN_DONE;
-	rc = store_run_finish(sched_store(s), p->run, &res, m, r->metrics.n,
-	    &err);
-	free(m);
-	if (rc < 0) {
+	if (store_run_finish(sched_store(s), p->run, &res, m, n, &err) < 0) {
 		log_warnx("run %" PRId64 ": %s", p->run, err.msg);
 		goto out;
 	}
 	p->recorded = 1;
-	b->run_ms_sum += (double)(daemon_now_ms() - p->started_ms);
+	if (res.state == STORE_RUN_SKIPPED) {
+		sched_emit(s, "skip", json_pack("{s:I, s:I, s:s, s:s, s:s}",
+		    "bisection", (json_int_t)b->id, "run", (json_int_t)p->run,
+		    "commit", p->sha, "host", host, "message", r->err.msg));
+		sched_feed(s, p, res.state, NULL, 0, r->err.msg);
+		goto out;
+	}
+	b->run_ms_sum += (double)wall_ms;
 	b->run_ms_n++;
-	mv = metrics_find(&r->metrics, b->rec.metric);
-	watch_emit(s->d, "sample", json_pack("{s:I, s:I, s:s, s:s, s:s, s:o}",
+	mv = bisection_metric(b, m, n);
+	sched_emit(s, "sample", json_pack("{s:I, s:I, s:s, s:s, s:s, s:o}",
 	    "bisection", (json_int_t)b->id, "run", (json_int_t)p->run,
 	    "commit", p->sha, "host", host, "metric", b->rec.metric,
 	    "value", mv ? json_real(mv->value) : json_null()));
-	if (mv == NULL || !b->engine_ready || b->phase != BISECTION_ACTIVE)
-		goto out;
-	if (engine_add_sample(&b->e, p->commit, mv->value, &err) < 0)
-		log_warnx("bisection %" PRId64 ": %s", b->id, err.msg);
+	sched_feed(s, p, res.state, m, n, NULL);
 out:
+	free(m);
 	free(logp);
 	free(timings);
 }
@@ -445,7 +444,7 @@ sched_job_done(void *arg, const struct step_result *last, unsigned attempts)
 		if (b->engine_ready && b->phase == BISECTION_ACTIVE)
 			engine_probe_dropped(&b->e, p->commit);
 	}
-	watch_emit(s->d, "probe-finished", json_pack("{s:I, s:I, s:s, s:s}",
+	sched_emit(s, "probe-finished", json_pack("{s:I, s:I, s:s, s:s}",
 	    "bisection", (json_int_t)b->id, "run", (json_int_t)p->run,
 	    "commit", p->sha, "outcome", step_outcome_name(last->outcome)));
 	sched_probe_free(b, p);
@@ -524,13 +523,14 @@ sched_finish(struct sched *s, struct bisection *b,
 	log_info("bisection %" PRId64 " done: %s%s%s (%.4f)", b->id,
 	    store_verdict_name(v.verdict), v.culprit ? " " : "",
 	    v.culprit ? v.culprit : "", v.confidence);
-	watch_emit(s->d, "verdict", json_pack("{s:I, s:s, s:o, s:f}",
+	sched_emit(s, "verdict", json_pack("{s:I, s:s, s:o, s:f}",
 	    "bisection", (json_int_t)b->id, "verdict",
 	    store_verdict_name(v.verdict), "culprit",
 	    b->rec.culprit ? json_string(b->rec.culprit) : json_null(),
 	    "confidence", v.confidence));
-	reporter_run(s->d, b);
-	watch_emit(s->d, "done", json_pack("{s:I, s:s, s:s}", "bisection",
+	reporter_run(sched_store(s), sched_config(s), sched_repo(s),
+	    s->env.loop, b);
+	sched_emit(s, "done", json_pack("{s:I, s:s, s:s}", "bisection",
 	    (json_int_t)b->id, "state", "done", "verdict",
 	    store_verdict_name(v.verdict)));
 }

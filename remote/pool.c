@@ -26,15 +26,19 @@ struct pool {
 	void			*avail_arg;
 };
 
-static const char *const pool_health_names[] = {
-	"up", "down", "quarantined", "draining",
+const struct name_value pool_health_words[] = {
+	{ "up", POOL_UP },
+	{ "down", POOL_DOWN },
+	{ "quarantined", POOL_QUARANTINED },
+	{ "draining", POOL_DRAINING },
+	{ NULL, 0 },
 };
 
 /* Names for logs and the control protocol. */
 const char *
 pool_health_name(enum pool_health h)
 {
-	return (unsigned)h < 4 ? pool_health_names[h] : "?";
+	return name_of(pool_health_words, (int)h);
 }
 
 /* Lets the scheduler place waiting work. */

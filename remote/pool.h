@@ -20,6 +20,7 @@
 #include <uv.h>
 
 #include "common/error.h"
+#include "common/names.h"
 #include "config/config.h"
 #include "remote/ssh.h"
 #include "remote/step.h"
@@ -63,6 +64,8 @@ uv_loop_t *pool_loop(const struct pool *p);
 struct pool_host *pool_find(struct pool *p, const char *name);
 size_t	 pool_count(const struct pool *p);
 void	 pool_info(const struct pool *p, size_t i, struct pool_host_info *out);
+/* The words of enum pool_health, the only list of host health words. */
+extern const struct name_value pool_health_words[];
 const char *pool_health_name(enum pool_health h);
 
 /*
