@@ -149,4 +149,7 @@ install: all $(BUILD)/bisectd.service
 clean:
 	rm -rf $(BUILD) build-*
 
--include $(OBJ:.o=.d) $(ASAN_OBJ:.o=.d) $(CTL_OBJ:.o=.d) $(CTL_ASAN_OBJ:.o=.d) $(TEST_OBJ:.o=.d)
+# Header dependencies of every object, the programs' main files included.
+MAIN_DEPS = $(MAINS:%.c=$(BUILD)/obj/%.d) $(MAINS:%.c=$(BUILD)/asan/%.d)
+-include $(OBJ:.o=.d) $(ASAN_OBJ:.o=.d) $(CTL_OBJ:.o=.d) $(CTL_ASAN_OBJ:.o=.d) \
+    $(TEST_OBJ:.o=.d) $(MAIN_DEPS)

@@ -54,6 +54,12 @@ static const struct proto_cmd_field proto_cmd_samples_fields[] = {
 	{ .name = NULL }
 };
 
+static const struct proto_cmd_field proto_cmd_backup_fields[] = {
+	{ .name = "path", .type = PROTO_T_STRING, .required = 1,
+	    .arg = "FILE" },
+	{ .name = NULL }
+};
+
 /* Every command of the protocol; docs/protocol.md describes each row. */
 const struct proto_cmd proto_cmd_table[PROTO_CMD_COUNT] = {
 	[PROTO_CMD_PING] = { .name = "ping", .usage = "",
@@ -76,6 +82,10 @@ const struct proto_cmd proto_cmd_table[PROTO_CMD_COUNT] = {
 	[PROTO_CMD_RELOAD] = { .name = "reload",
 	    .flags = PROTO_CMD_STATE_CHANGING, .usage = "",
 	    .help = "reload the configuration file (as SIGHUP does)" },
+	[PROTO_CMD_BACKUP] = { .name = "backup",
+	    .flags = PROTO_CMD_STATE_CHANGING,
+	    .fields = proto_cmd_backup_fields, .usage = "FILE",
+	    .help = "a consistent copy of the database, taken while it runs" },
 	[PROTO_CMD_BISECT] = { .name = "bisect",
 	    .flags = PROTO_CMD_STATE_CHANGING,
 	    .fields = proto_cmd_bisect_fields,

@@ -17,6 +17,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "common/error.h"
 #include "common/proto_cmd.h"
@@ -63,6 +64,7 @@ struct ctlcmd {
 
 static ctl_session	session_once;
 static ctl_session	session_report;
+static ctl_session	session_backup;
 static ctl_session	session_status;
 static ctl_session	session_watch;
 static int		help_main(int, char **);
@@ -90,6 +92,8 @@ static const struct ctlside ctl_sides[PROTO_CMD_COUNT] = {
 	[PROTO_CMD_DRAIN] = { .print = print_drain },
 	[PROTO_CMD_UNDRAIN] = { .print = print_drain },
 	[PROTO_CMD_RELOAD] = { .print = print_reload },
+	[PROTO_CMD_BACKUP] = { .print = print_backup,
+	    .session = session_backup },
 	[PROTO_CMD_BISECT] = { .print = print_bisect },
 	[PROTO_CMD_STATUS] = { .print = print_status,
 	    .session = session_status, .local = status_local },
@@ -393,6 +397,31 @@ session_report(const struct ctlcmd *cmd, struct ctlopts *o, json_t *req)
 	json_decref(reply);
 	client_release(&c);
 	return rc;
+}
+
+/*
+ * The daemon resolves paths against its own working directory, so a
+ * relative FILE is made absolute against ours first.
+ */
+static int
+session_backup(const struct ctlcmd *cmd, struct ctlopts *o, json_t *req)
+{
+	const char *path = json_string_value(json_object_get(req, "path"));
+	char *cwd, *abs;
+
+	if (path != NULL && path[0] != '/') {
+		if ((cwd = getcwd(NULL, 0)) == NULL) {
+			fprintf(stderr, "bisectctl: getcwd: %s\n",
+			    strerror(errno));
+			return CLIENT_ERROR_REPLY;
+		}
+		if (asprintf(&abs, "%s/%s", cwd, path) < 0)
+			abort();
+		json_object_set_new(req, "path", json_string(abs));
+		free(abs);
+		free(cwd);
+	}
+	return session_once(cmd, o, req);
 }
 
 /* status prints once, or with --follow until the bisection ends. */

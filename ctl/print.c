@@ -333,6 +333,17 @@ print_samples(FILE *out, const json_t *r, const json_t *req,
 	table_print(out, &t, "(no samples)");
 }
 
+/* Where the copy is and how big, so a script can check it. */
+void
+print_backup(FILE *out, const json_t *r, const json_t *req, unsigned flags)
+{
+	(void)req; (void)flags;
+	fprintf(out, "backup written to %s (%lld bytes, %lld ms)\n",
+	    str(r, "path"),
+	    (long long)json_integer_value(json_object_get(r, "bytes")),
+	    (long long)json_integer_value(json_object_get(r, "took_ms")));
+}
+
 /* The host's new state, as the daemon reports it. */
 void
 print_drain(FILE *out, const json_t *r, const json_t *req, unsigned flags)

@@ -36,6 +36,7 @@ print_fn	print_version;
 print_fn	print_json;		/* pretty JSON without "ok" and "id" */
 print_fn	print_hosts;
 print_fn	print_reload;
+print_fn	print_backup;
 print_fn	print_bisect;
 print_fn	print_status;	/* one bisection, or the list */
 print_fn	print_list;

@@ -7,6 +7,7 @@
 #include "common/xmalloc.h"
 #include "config/config.h"
 #include "daemon/cmd.h"
+#include "daemon/cmdops.h"
 #include "daemon/cmdsvc.h"
 #include "daemon/ctl.h"
 #include "daemon/daemon.h"
@@ -31,6 +32,7 @@ static cmd_fn *const cmd_handlers[PROTO_CMD_COUNT] = {
 	[PROTO_CMD_CONFIG] = cmd_config,
 	[PROTO_CMD_HOSTS] = cmd_hosts,
 	[PROTO_CMD_RELOAD] = cmd_reload,
+	[PROTO_CMD_BACKUP] = cmdops_backup,
 	[PROTO_CMD_BISECT] = cmdsvc_bisect,
 	[PROTO_CMD_STATUS] = cmdsvc_status,
 	[PROTO_CMD_LIST] = cmdsvc_list,
@@ -244,19 +246,108 @@ cmd_check(struct cmd_ctx *ctx, int *idp)
 
 /* The audit trail: who asked for what state change, and how it ended. */
 static void
-cmd_record(struct cmd_ctx *ctx, const struct proto_cmd *e, const char *line,
-    const char *outcome)
+cmd_record(struct daemon *d, uid_t uid, const struct proto_cmd *e,
+    const char *line, const char *outcome)
 {
 	struct bd_error err;
 
 	bd_error_clear(&err);
-	log_info("uid %u: %s: %s", (unsigned)ctx->conn->uid, e->name, outcome);
-	if (ctx->d->store == NULL)
+	log_info("uid %u: %s: %s", (unsigned)uid, e->name, outcome);
+	if (d->store == NULL)
 		return;
-	if (store_event_add(ctx->d->store, daemon_now_ms(), ctx->conn->uid,
-	    line, outcome, &err) < 0)
+	if (store_event_add(d->store, daemon_now_ms(), uid, line, outcome,
+	    &err) < 0)
 		log_warnx("cannot record %s by uid %u: %s", e->name,
-		    (unsigned)ctx->conn->uid, err.msg);
+		    (unsigned)uid, err.msg);
+}
+
+/* One way out for every reply, now or deferred. */
+static void
+cmd_send(struct ctl_conn *conn, const struct proto_cmd *e, json_t *reply)
+{
+	char *out;
+	size_t outlen;
+
+	out = proto_encode(reply, &outlen);
+	if (out == NULL)
+		fatalx("cannot encode a reply to %s", e ? e->name : "a request");
+	ctl_conn_send(conn, out, outlen);
+	free(out);
+}
+
+struct cmd_pending {
+	struct daemon		*d;
+	struct ctl_server	*srv;
+	unsigned		 serial;
+	uid_t			 uid;
+	const struct proto_cmd	*row;
+	json_t			*id;		/* the request's, or NULL */
+	json_t			*reply;
+	char			*line;		/* for the audit trail */
+};
+
+struct cmd_pending *
+cmd_defer(struct cmd_ctx *ctx)
+{
+	struct cmd_pending *p = xcalloc(1, sizeof(*p));
+
+	p->d = ctx->d;
+	p->srv = ctx->conn->srv;
+	p->serial = ctl_conn_hold(ctx->conn);
+	p->uid = ctx->conn->uid;
+	p->row = ctx->row;
+	p->id = json_incref(json_object_get(ctx->req, "id"));
+	p->reply = ctx->reply;
+	ctx->reply = NULL;
+	p->line = xstrdup(ctx->line);
+	return p;
+}
+
+json_t *
+cmd_pending_reply(struct cmd_pending *p)
+{
+	return p->reply;
+}
+
+/* Sends, records, releases the connection and frees p. */
+static void
+cmd_pending_finish(struct cmd_pending *p, json_t *reply, const char *outcome)
+{
+	struct ctl_conn *conn = ctl_server_find(p->srv, p->serial);
+
+	if (p->row->flags & PROTO_CMD_STATE_CHANGING)
+		cmd_record(p->d, p->uid, p->row, p->line, outcome);
+	if (conn != NULL) {
+		cmd_send(conn, p->row, reply);
+		ctl_conn_unhold(conn);
+	} else
+		log_debug("uid %u: %s: the client left before its reply",
+		    (unsigned)p->uid, p->row->name);
+	json_decref(reply);
+	json_decref(p->id);
+	free(p->line);
+	free(p);
+}
+
+void
+cmd_pending_done(struct cmd_pending *p)
+{
+	cmd_pending_finish(p, p->reply, "ok");
+}
+
+void
+cmd_pending_fail(struct cmd_pending *p, enum proto_error e, const char *fmt,
+    ...)
+{
+	char msg[512];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof(msg), fmt, ap);
+	va_end(ap);
+	json_decref(p->reply);
+	cmd_pending_finish(p, proto_reply_error(p->id, e, msg),
+	    proto_error_code(e));
 }
 
 /* Blank lines are ignored so that hand-typed sessions stay friendly. */
@@ -281,8 +372,6 @@ cmd_dispatch(struct ctl_conn *conn, char *line, size_t len, void *arg)
 	json_error_t jerr;
 	json_t *id = NULL, *reply, *eobj;
 	int rc = -1;
-	char *out;
-	size_t outlen;
 
 	if (cmd_blank(line, len))
 		return;
@@ -304,10 +393,17 @@ cmd_dispatch(struct ctl_conn *conn, char *line, size_t len, void *arg)
 		    "field id must be a string or a number");
 	} else if (cmd_check(&ctx, &cmdid) == 0) {
 		ctx.reply = proto_reply_ok(id);
+		ctx.row = &proto_cmd_table[cmdid];
+		ctx.line = line;
 		rc = cmd_handlers[cmdid](&ctx);
 	}
 	if (cmdid >= 0)
 		e = &proto_cmd_table[cmdid];
+	if (rc == CMD_DEFERRED) {
+		json_decref(ctx.detail);
+		json_decref(ctx.req);
+		return;
+	}
 	if (rc == 0)
 		reply = ctx.reply;
 	else {
@@ -318,13 +414,9 @@ cmd_dispatch(struct ctl_conn *conn, char *line, size_t len, void *arg)
 			json_object_update(eobj, ctx.detail);
 	}
 	if (e != NULL && (e->flags & PROTO_CMD_STATE_CHANGING))
-		cmd_record(&ctx, e, line, rc == 0 ? "ok" :
+		cmd_record(ctx.d, conn->uid, e, line, rc == 0 ? "ok" :
 		    proto_error_code(ctx.error));
-	out = proto_encode(reply, &outlen);
-	if (out == NULL)
-		fatalx("cannot encode a reply to %s", e ? e->name : "a request");
-	ctl_conn_send(conn, out, outlen);
-	free(out);
+	cmd_send(conn, e, reply);
 	json_decref(reply);
 	json_decref(ctx.detail);
 	json_decref(ctx.req);

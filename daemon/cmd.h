@@ -25,13 +25,43 @@ struct cmd_ctx {
 	struct daemon	*d;
 	struct ctl_conn	*conn;
 	json_t		*req;		/* borrowed; valid during the call */
+	const struct proto_cmd *row;	/* the command's row */
+	const char	*line;		/* the request line, for cmd_defer */
 	json_t		*reply;		/* {"ok":true,"id":...}: add payload */
 	enum proto_error error;		/* set by cmd_fail() */
 	char		 message[512];
 	json_t		*detail;	/* extra members of "error", owned */
 };
 
+/*
+ * A handler returns 0 (reply now with ctx->reply), -1 (after cmd_fail), or
+ * CMD_DEFERRED after cmd_defer(): the reply is sent later, by
+ * cmd_pending_done() or cmd_pending_fail().
+ */
 typedef int cmd_fn(struct cmd_ctx *ctx);
+
+#define CMD_DEFERRED	1
+
+/*
+ * A reply owed by a command that finishes off the loop (a backup, a
+ * fetch): it keeps the request's id, the peer's uid and the request line
+ * for the audit trail, and finds its connection again by serial, so a
+ * client that went away meanwhile loses only its reply.  The connection
+ * reads no further request until the reply is sent.
+ */
+struct cmd_pending;
+
+/*
+ * Takes over ctx->reply (and the rest of what the reply needs) and holds
+ * the connection.  The handler then returns CMD_DEFERRED, and must call
+ * exactly one of cmd_pending_done or cmd_pending_fail later, which frees p.
+ */
+struct cmd_pending *cmd_defer(struct cmd_ctx *ctx);
+/* The reply object, to add the payload to before cmd_pending_done. */
+json_t	*cmd_pending_reply(struct cmd_pending *p);
+void	 cmd_pending_done(struct cmd_pending *p);
+void	 cmd_pending_fail(struct cmd_pending *p, enum proto_error e,
+	    const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 
 /* A ctl_line_cb: arg is the struct daemon. */
 void	cmd_dispatch(struct ctl_conn *conn, char *line, size_t len, void *arg);

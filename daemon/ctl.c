@@ -231,6 +231,12 @@ ctl_conn_close(struct ctl_conn *conn)
 
 	if (conn->closing)
 		return;
+	if (conn->held > 0) {
+		/* The owed reply goes out first; unhold closes. */
+		conn->close_when_free = 1;
+		uv_read_stop((uv_stream_t *)&conn->pipe);
+		return;
+	}
 	conn->closing = 1;
 	uv_read_stop((uv_stream_t *)&conn->pipe);
 	req = xmalloc(sizeof(*req));
@@ -259,8 +265,8 @@ ctl_conn_wrote(uv_write_t *req, int status)
 		ctl_conn_abort(conn);
 		return;
 	}
-	if (conn->paused && !conn->closing &&
-	    conn->queued <= CTL_OUTPUT_HIGH / 2) {
+	if (conn->paused && !conn->closing && conn->held == 0 &&
+	    !conn->close_when_free && conn->queued <= CTL_OUTPUT_HIGH / 2) {
 		conn->paused = 0;
 		uv_read_start((uv_stream_t *)&conn->pipe, ctl_conn_alloc,
 		    ctl_conn_read);
@@ -345,8 +351,8 @@ ctl_conn_lines(struct ctl_conn *conn)
 	char *line, *nl;
 	char msg[128];
 
-	while (!conn->closing && (nl = memchr(conn->in + start, '\n',
-	    conn->inlen - start)) != NULL) {
+	while (!conn->closing && conn->held == 0 && (nl = memchr(conn->in +
+	    start, '\n', conn->inlen - start)) != NULL) {
 		line = conn->in + start;
 		len = (size_t)(nl - line);
 		*nl = '\0';
@@ -367,6 +373,44 @@ ctl_conn_lines(struct ctl_conn *conn)
 		    (unsigned)conn->uid, msg);
 		ctl_conn_refuse(conn, PROTO_E_LINE_TOO_LONG, msg);
 	}
+}
+
+/* Called by a command that will answer later, before it returns. */
+unsigned
+ctl_conn_hold(struct ctl_conn *conn)
+{
+	if (conn->held++ == 0)
+		uv_read_stop((uv_stream_t *)&conn->pipe);
+	return conn->serial;
+}
+
+/* A linear walk: connections are capped at max_clients. */
+struct ctl_conn *
+ctl_server_find(struct ctl_server *srv, unsigned serial)
+{
+	struct ctl_conn *c;
+
+	TAILQ_FOREACH(c, &srv->conns, entry)
+		if (c->serial == serial)
+			return c->closing ? NULL : c;
+	return NULL;
+}
+
+/* Dispatches what arrived meanwhile, then reads (or closes) again. */
+void
+ctl_conn_unhold(struct ctl_conn *conn)
+{
+	if (conn->held == 0 || --conn->held > 0 || conn->closing)
+		return;
+	ctl_conn_lines(conn);
+	if (conn->closing || conn->held > 0)
+		return;
+	if (conn->close_when_free) {
+		conn->close_when_free = 0;
+		ctl_conn_close(conn);
+	} else if (!conn->paused)
+		uv_read_start((uv_stream_t *)&conn->pipe, ctl_conn_alloc,
+		    ctl_conn_read);
 }
 
 /* EOF is a normal end; any other read error drops the connection. */

@@ -62,6 +62,13 @@ struct ctl_conn {
 	 * bits match.
 	 */
 	unsigned		 subscriptions;
+	/*
+	 * Replies still owed (a command answering later, see cmd_defer):
+	 * while held, no further line is dispatched and nothing is read, so
+	 * replies keep the order of requests; a close at EOF waits for it.
+	 */
+	unsigned		 held;
+	int			 close_when_free;
 	TAILQ_ENTRY(ctl_conn)	 entry;
 };
 
@@ -117,6 +124,16 @@ void	ctl_server_release(struct ctl_server *srv);
  */
 void	ctl_server_broadcast(struct ctl_server *srv, const char *kind,
 	    json_t *fields);
+
+/*
+ * A connection that owes a reply later: ctl_conn_hold stops dispatching and
+ * reading on it and returns its serial; ctl_server_find gives the
+ * connection back by serial (NULL once it is gone, so the owner never keeps
+ * a pointer), and ctl_conn_unhold resumes it after the reply was sent.
+ */
+unsigned	ctl_conn_hold(struct ctl_conn *conn);
+struct ctl_conn	*ctl_server_find(struct ctl_server *srv, unsigned serial);
+void		ctl_conn_unhold(struct ctl_conn *conn);
 
 /* Queues len bytes of output; drops the connection past CTL_OUTPUT_MAX. */
 void	ctl_conn_send(struct ctl_conn *conn, const char *data, size_t len);

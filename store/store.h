@@ -76,6 +76,22 @@ int	store_open_with(struct store **sp, const char *path,
 	    const struct store_migration *m, size_t n, struct bd_error *err);
 /* Finalizes the statements and closes; NULL is ignored. */
 void	store_close(struct store *s);
+
+/* What a backup copied. */
+struct store_backup_info {
+	size_t	pages;
+	size_t	bytes;
+};
+
+/*
+ * Copies the database at db_path into a new file dest (absolute; refused
+ * with -EEXIST when it exists), consistently while another connection
+ * writes, and checks the copy.  Blocks: call it off the event loop.  It
+ * opens its own connections, so it may run on any thread.  A failed
+ * backup leaves no file behind.
+ */
+int	store_backup(const char *db_path, const char *dest,
+	    struct store_backup_info *info, struct bd_error *err);
 /* The schema version of the open database. */
 int	store_schema_version(const struct store *s);
 
