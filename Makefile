@@ -94,7 +94,10 @@ $(BUILD)/asan/tests/run-tests: $(TEST_OBJ) $(BUILD)/libbisectctl-asan.a $(BUILD)
 # FILTER='suite/*' runs a subset; JOBS sets Criterion's worker count.
 FILTER ?=
 JOBS   ?= 2
+# The layering check (bisect/ is pure, who may include whom) runs first and
+# stops the run when it fails.
 test: deps $(BUILD)/asan/bisectd $(BUILD)/asan/bisectctl $(BUILD)/asan/tests/run-tests
+	@sh tests/support/layering.sh $(CURDIR)
 	@echo "running Criterion tests (ASan + UBSan)"
 	BISECTD_BIN=$(abspath $(BUILD)/asan/bisectd) \
 	BISECTCTL_BIN=$(abspath $(BUILD)/asan/bisectctl) \

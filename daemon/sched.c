@@ -18,6 +18,7 @@
 #include "daemon/watch.h"
 #include "remote/job.h"
 #include "remote/pool.h"
+#include "repo/rev.h"
 #include "store/store.h"
 
 struct store *
@@ -326,7 +327,7 @@ sched_resolve(struct sched *s, const char *what, const char *rev,
 	struct bd_error gerr;
 	int rc;
 
-	if ((rc = graph_resolve(s->repo, rev, oid, &gerr)) < 0)
+	if ((rc = repo_rev_resolve(s->repo, rev, oid, &gerr)) < 0)
 		return bd_error_set(err, rc, "%s: %s", what, gerr.msg);
 	git_oid_tostr(out, GIT_OID_HEXSZ + 1, oid);
 	return 0;
