@@ -7,7 +7,8 @@
  * is a plain table, so we map it read-only and look entries up by oid.
  * Only a single SHA-1 file without base graphs is used; anything else
  * (split chains, SHA-256, a file that fails a bounds check) makes the
- * store fall back to the object database, which gives the same answers.
+ * commit cache (repo/commits.c) fall back to the object database, which
+ * gives the same answers.
  */
 #include <sys/mman.h>
 #include <sys/stat.h>

@@ -22,7 +22,7 @@ oid_hash(const git_oid *oid)
 	    (uint32_t)oid->id[2] << 8 | oid->id[3];
 }
 
-/* Opens the object database and maps the commit-graph once per store. */
+/* Opens the object database and maps the commit-graph once per cache. */
 int
 repo_commits_init(struct repo_commits *st, git_repository *repo,
     struct bd_error *err)
