@@ -104,8 +104,8 @@ fixture_strings(json_t *arr, size_t *n)
 
 /* The JSON array root[key] and a zeroed C array of as many elements. */
 static json_t *
-fixture_array(struct report_fixture *f, const char *key, size_t size, void **out,
-    size_t *n)
+fixture_array(struct report_fixture *f, const char *key, size_t size,
+    void **out, size_t *n)
 {
 	json_t *a = json_object_get(f->root, key);
 
