@@ -42,7 +42,7 @@ TEST_OBJ = $(TEST_SRC:%.c=$(BUILD)/asan/%.o)
 
 ALL_CFLAGS = $(CSTD) $(WARN) $(INCS) $(PKG_CFLAGS) -MMD -MP
 
-.PHONY: all deps test demo install clean bench bench-graph bench-sim bench-remote check-deps
+.PHONY: all deps test layering demo install clean bench bench-graph bench-sim bench-remote check-deps
 
 all: deps $(BUILD)/bisectd $(BUILD)/bisectctl
 
@@ -95,7 +95,10 @@ $(BUILD)/asan/tests/run-tests: $(TEST_OBJ) $(BUILD)/libbisectctl-asan.a $(BUILD)
 FILTER ?=
 JOBS   ?= 2
 # The layering check (bisect/ is pure, who may include whom) runs first and
-# stops the run when it fails.
+# stops the run when it fails; `make layering` runs it alone.
+layering:
+	@sh tests/support/layering.sh $(CURDIR)
+
 test: deps $(BUILD)/asan/bisectd $(BUILD)/asan/bisectctl $(BUILD)/asan/tests/run-tests
 	@sh tests/support/layering.sh $(CURDIR)
 	@echo "running Criterion tests (ASan + UBSan)"

@@ -462,7 +462,7 @@ graph_oracle_session_step(struct repo_next_session *gs, struct revs *rv,
 	repo_next_release(&nx);
 }
 
-/* A fresh graph_next (one git process) in the same terms. */
+/* A fresh repo_next (one git process) in the same terms. */
 void
 graph_oracle_our_step(struct revs *rv, unsigned flags, struct step *s)
 {

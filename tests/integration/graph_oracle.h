@@ -59,7 +59,7 @@ struct revs {
 	int	 fp;
 };
 
-/* What one bisection step decided, from git or from graph_next. */
+/* What one bisection step decided, from git or from repo_next. */
 enum step_kind { SK_TEST, SK_MERGE_BASE, SK_FOUND, SK_ONLY, SK_ERROR };
 
 struct step {

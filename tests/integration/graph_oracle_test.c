@@ -6,7 +6,7 @@
  *  - git_rev_list_*: repo_graph_load + graph_git_choice equal `git rev-list
  *    --bisect-vars` (commit, revisions left, steps, candidates) for
  *    random good and bad revisions, with and without --first-parent;
- *  - git_bisect_*: graph_next equals a real `git bisect` in a bare clone
+ *  - git_bisect_*: repo_next equals a real `git bisect` in a bare clone
  *    for random skipped commits and merge-base checks;
  *  - errors, the commit-graph file (and a broken one), `bisectctl next`.
  * Whole sessions against `git bisect run` are in graph_session_test.c.
@@ -234,7 +234,7 @@ pick_skips(struct revs *rv, const struct commits *all)
 		snprintf(rv->skip[rv->nskip++], HEXSZ + 1, "%s", rv->bad);
 }
 
-/* graph_next against `git bisect start` then `git bisect skip ...`. */
+/* repo_next against `git bisect start` then `git bisect skip ...`. */
 static void
 bisect_skip_rounds(int rounds, int with_tags)
 {

@@ -3,8 +3,9 @@
 # sources, before the tests run: `make test` calls it and stops when it
 # fails.  Usage: layering.sh [SOURCE_ROOT]  (default: the tree it is in).
 #
-#   - bisect/ is the pure core: no <git2.h>, <sqlite3.h>, <uv.h> or
-#     <libssh2.h>, and no open(), openat(), creat(), fopen() or mmap().
+#   - bisect/ is the pure core: no <git2.h>, <sqlite3.h>, <uv.h>,
+#     <libssh2.h>, <fcntl.h> or <sys/mman.h>, and no open(), openat(),
+#     creat(), fopen() or mmap().
 #   - Project includes ("dir/file.h") may only name the directories below;
 #     a module may always include its own files.  No module but daemon/
 #     includes daemon/ and none includes ctl/.
@@ -84,7 +85,7 @@ echo "$rules" | while IFS=: read -r mod allowed; do
 			esac
 		done
 		[ "$mod" = bisect ] || continue
-		grep -n '^[[:space:]]*#[[:space:]]*include[[:space:]]*<\(git2\|sqlite3\|uv\|libssh2\)\.h>' "$f" |
+		grep -n '^[[:space:]]*#[[:space:]]*include[[:space:]]*<\(git2\|sqlite3\|uv\|libssh2\|fcntl\|sys/mman\)\.h>' "$f" |
 		    while IFS= read -r l; do
 			echo "V $f ${l%%:*} the pure core includes ${l#*include}"
 		done

@@ -67,6 +67,8 @@ Test(layering, every_kind_of_violation_is_named)
 	put(tree, "bisect", "map.h", "#include  <sqlite3.h>\n"
 	    "void *m = mmap (0, 1, 0, 0, -1, 0);\n"
 	    "FILE *f = fopen(p, \"r\");\n");
+	put(tree, "bisect", "fs.c", "#include <fcntl.h>\n"
+	    "# include <sys/mman.h>\n");
 	put(tree, "config", "c.c", "#include \"store/store.h\"\n");
 	put(tree, "store", "s.c", "#include \"daemon/daemon.h\"\n");
 	put(tree, "remote", "r.c", "#include \"ctl/client.h\"\n");
@@ -82,13 +84,16 @@ Test(layering, every_kind_of_violation_is_named)
 	cr_assert_not_null(strstr(out, "bisect/map.h:1:"), "%s", out);
 	cr_assert_not_null(strstr(out, "bisect/map.h:2:"), "%s", out);
 	cr_assert_not_null(strstr(out, "bisect/map.h:3:"), "%s", out);
+	cr_assert_not_null(strstr(out, "bisect/fs.c:1: the pure core includes"
+	    " <fcntl.h>"), "%s", out);
+	cr_assert_not_null(strstr(out, "bisect/fs.c:2:"), "%s", out);
 	cr_assert_not_null(strstr(out, "config/c.c:1: config/ may not include"
 	    " \"store/store.h\""), "%s", out);
 	cr_assert_not_null(strstr(out, "store/s.c:1:"), "%s", out);
 	cr_assert_not_null(strstr(out, "remote/r.c:1:"), "%s", out);
 	cr_assert_not_null(strstr(out, "repo/g.c:1:"), "%s", out);
 	cr_assert_not_null(strstr(out, "common/l.c:1:"), "%s", out);
-	cr_assert_not_null(strstr(out, "11 violation(s)"), "%s", out);
+	cr_assert_not_null(strstr(out, "13 violation(s)"), "%s", out);
 	free(out);
 	tst_rmrf(tree);
 	free(tree);
