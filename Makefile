@@ -45,8 +45,8 @@ TEST_OBJ = $(TEST_SRC:%.c=$(BUILD)/asan/%.o)
 
 ALL_CFLAGS = $(CSTD) $(WARN) $(INCS) $(PKG_CFLAGS) -MMD -MP
 
-.PHONY: all deps test-deps test demo install clean bench bench-graph bench-sim bench-remote check-deps \
-        check-docs check-unit
+.PHONY: all deps test-deps test layering demo install clean bench bench-graph bench-sim bench-remote \
+        check-deps check-docs check-unit
 
 all: deps $(BUILD)/bisectd $(BUILD)/bisectctl
 
@@ -101,7 +101,13 @@ $(BUILD)/asan/tests/run-tests: $(TEST_OBJ) $(BUILD)/libbisectctl-asan.a $(BUILD)
 # FILTER='suite/*' runs a subset; JOBS sets Criterion's worker count.
 FILTER ?=
 JOBS   ?= 2
+# The layering check (bisect/ is pure, who may include whom) runs first and
+# stops the run when it fails; `make layering` runs it alone.
+layering:
+	@sh tests/support/layering.sh $(CURDIR)
+
 test: test-deps $(BUILD)/asan/bisectd $(BUILD)/asan/bisectctl $(BUILD)/asan/tests/run-tests
+	@sh tests/support/layering.sh $(CURDIR)
 	@sh tests/support/checkdocs.sh $(abspath $(BUILD)/asan)
 	@echo "running Criterion tests (ASan + UBSan)"
 	BISECTD_BIN=$(abspath $(BUILD)/asan/bisectd) \

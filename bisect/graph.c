@@ -200,7 +200,7 @@ cmp_by_oid(const void *a, const void *b, void *arg)
 {
 	const struct graph *g = arg;
 
-	return git_oid_cmp(&g->oids[*(const uint32_t *)a],
+	return graph_oid_cmp(&g->oids[*(const uint32_t *)a],
 	    &g->oids[*(const uint32_t *)b]);
 }
 
@@ -281,6 +281,20 @@ graph_init_parents(struct graph *g, size_t n, const uint32_t *par_off,
 	memcpy(g->par, par, par_off[n] * sizeof(uint32_t));
 	graph_prepare(g);
 	return 0;
+}
+
+/* A loader's arrays are topological by construction: no copy, no check. */
+void
+graph_init_owned(struct graph *g, size_t n, uint32_t *par_off, uint32_t *par,
+    struct graph_oid *oids, uint32_t *git_order)
+{
+	memset(g, 0, sizeof(*g));
+	g->n = n;
+	g->par_off = par_off;
+	g->par = par;
+	g->oids = oids;
+	g->git_order = git_order;
+	graph_prepare(g);
 }
 
 /* Frees what init or load allocated, so the struct can be reused. */
@@ -364,7 +378,7 @@ graph_best_weighted(const struct graph *g, const double *p_bad, double total,
 
 /* Binary search over the oid-sorted permutation built by graph_prepare. */
 ssize_t
-graph_find(const struct graph *g, const git_oid *oid)
+graph_find(const struct graph *g, const struct graph_oid *oid)
 {
 	size_t lo = 0, hi = g->n, mid;
 	int c;
@@ -373,7 +387,7 @@ graph_find(const struct graph *g, const git_oid *oid)
 		return -1;
 	while (lo < hi) {
 		mid = lo + (hi - lo) / 2;
-		c = git_oid_cmp(&g->oids[g->priv->by_oid[mid]], oid);
+		c = graph_oid_cmp(&g->oids[g->priv->by_oid[mid]], oid);
 		if (c == 0)
 			return g->priv->by_oid[mid];
 		if (c < 0)
@@ -382,4 +396,27 @@ graph_find(const struct graph *g, const git_oid *oid)
 			hi = mid;
 	}
 	return -1;
+}
+
+/* Ids sort as byte strings, as in git, so ties break the same way. */
+int
+graph_oid_cmp(const struct graph_oid *a, const struct graph_oid *b)
+{
+	return memcmp(a->id, b->id, GRAPH_OID_RAWSZ);
+}
+
+/* Reports and replies name commits in hex; the graph itself needs none. */
+char *
+graph_oid_tostr(char *out, size_t n, const struct graph_oid *oid)
+{
+	static const char digits[] = "0123456789abcdef";
+	size_t i;
+
+	if (n == 0)
+		return out;
+	for (i = 0; i + 1 < n && i < GRAPH_OID_HEXSZ; i++)
+		out[i] = digits[i % 2 ? oid->id[i / 2] & 0xf :
+		    oid->id[i / 2] >> 4];
+	out[i] = '\0';
+	return out;
 }

@@ -7,6 +7,8 @@
  * A graph is immutable after init, so it may be read from several places,
  * but graph_prob_bad() uses scratch space in priv: one caller at a time.
  *
+ * The graph is pure data: repo/graph.h loads one from a git repository.
+ *
  * (Contract shared with the engine; the graph module may add to it but not
  * change what is written here.)
  */
@@ -18,27 +20,21 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include <git2.h>
-
 #include "common/error.h"
 
-enum graph_flags {
-	GRAPH_FIRST_PARENT = 1 << 0,	/* follow only first parents, as git */
-	/*
-	 * graph_next: the merge bases passed the check in an earlier step, so
-	 * skip it, as git does once it has written BISECT_ANCESTORS_OK.  Only
-	 * matters for replaying a session exactly: git's first step walks
-	 * with the commits the check parsed, later steps afresh, and with
-	 * badly skewed dates the two walks can differ.
-	 */
-	GRAPH_ANCESTORS_OK = 1 << 1,
+/* A commit id: the 20 raw bytes of a SHA-1, as git stores it. */
+#define GRAPH_OID_RAWSZ	20
+#define GRAPH_OID_HEXSZ	(2 * GRAPH_OID_RAWSZ)
+
+struct graph_oid {
+	uint8_t		 id[GRAPH_OID_RAWSZ];
 };
 
 struct graph_priv;
 
 struct graph {
 	size_t		 n;		/* number of candidates */
-	git_oid		*oids;		/* n oids; NULL for synthetic graphs */
+	struct graph_oid *oids;		/* n ids; NULL for synthetic graphs */
 	uint32_t	*par_off;	/* n + 1 offsets into par */
 	uint32_t	*par;		/* parent indices inside the set */
 	/*
@@ -57,6 +53,14 @@ struct graph {
  */
 int	graph_init_parents(struct graph *g, size_t n, const uint32_t *par_off,
 	    const uint32_t *par, struct bd_error *err);
+
+/*
+ * Builds a graph from arrays a loader has filled (parents before children,
+ * as for graph_init_parents, which a loader guarantees by construction).
+ * g takes ownership of every array; oids and git_order may be NULL.
+ */
+void	graph_init_owned(struct graph *g, size_t n, uint32_t *par_off,
+	    uint32_t *par, struct graph_oid *oids, uint32_t *git_order);
 
 void	graph_release(struct graph *g);
 
@@ -82,19 +86,16 @@ ssize_t	graph_best_weighted(const struct graph *g, const double *p_bad,
 	    double total, const uint8_t *skip);
 
 /* Index of oid in g (which must have oids), or -1. */
-ssize_t	graph_find(const struct graph *g, const git_oid *oid);
+ssize_t	graph_find(const struct graph *g, const struct graph_oid *oid);
+
+/* memcmp order, the order git sorts ids in. */
+int	graph_oid_cmp(const struct graph_oid *a, const struct graph_oid *b);
 
 /*
- * Loads `git rev-list BAD --not GOOD...` from repo, exactly as git's
- * limited revision walk computes it (same commits, same list order, even
- * with skewed commit dates).  Reads commits from the repository's
- * commit-graph file when there is one and through libgit2's object
- * database otherwise.  flags: enum graph_flags.  Errors: -EINVAL for an
- * empty range, -EIO for missing or corrupt objects.
+ * Writes the id as lowercase hex into out (n bytes, at most n - 1 digits
+ * and a NUL, as git_oid_tostr) and returns out; writes nothing when n is 0.
  */
-int	graph_load(struct graph *g, git_repository *repo, const git_oid *bad,
-	    const git_oid *good, size_t ngood, unsigned flags,
-	    struct bd_error *err);
+char	*graph_oid_tostr(char *out, size_t n, const struct graph_oid *oid);
 
 /* What git's bisection step decides with uniform weights. */
 enum graph_choice_kind {
@@ -129,75 +130,5 @@ int	graph_git_choice(const struct graph *g, const uint8_t *skip,
 
 /* git's estimate of the steps left after the current one. */
 int	graph_estimate_steps(size_t all);
-
-/*
- * Revisions of one stateless bisection step; the arrays belong to the
- * caller.
- */
-struct graph_revs {
-	git_oid		 bad;
-	const git_oid	*good;
-	size_t		 ngood;
-	const git_oid	*skip;
-	size_t		 nskip;
-	unsigned	 flags;		/* enum graph_flags */
-};
-
-enum graph_next_kind {
-	GRAPH_NEXT_TEST,		/* test `commit` */
-	GRAPH_NEXT_TEST_MERGE_BASE,	/* a merge base must be tested first */
-	GRAPH_NEXT_FOUND,		/* `commit` is the first bad commit */
-	GRAPH_NEXT_ONLY_SKIPPED,	/* the culprit is one of cands */
-};
-
-struct graph_next {
-	enum graph_next_kind kind;
-	git_oid		 commit;
-	size_t		 all;		/* candidates (0 for a merge base) */
-	size_t		 left;		/* revisions left after this one */
-	int		 steps;		/* estimated steps left */
-	git_oid		*cands;		/* ONLY_SKIPPED, owned */
-	size_t		 ncands;
-	git_oid		*skipped_mb;	/* skipped merge bases, owned */
-	size_t		 nskipped_mb;
-};
-
-void	graph_next_init(struct graph_next *nx);
-void	graph_next_release(struct graph_next *nx);
-
-/*
- * One step of `git bisect` without its state files: the merge-base check
- * when a good revision is not an ancestor of bad (unless revs->flags has
- * GRAPH_ANCESTORS_OK), then git's choice.
- * Errors: -EINVAL when good equals bad, when bad is an ancestor of a good
- * revision (a merge base that tested bad: the message names the commits),
- * or for an empty range; -EIO for missing objects.
- */
-int	graph_next(git_repository *repo, const struct graph_revs *revs,
-	    struct graph_next *nx, struct bd_error *err);
-
-/*
- * A bisection session: like graph_next, but commits parsed in one step are
- * kept for the next ones, as inside one git process (`git bisect run`
- * runs all its steps in one).  Faster, and needed to replay `git bisect
- * run` exactly on histories with badly skewed dates, where what git has
- * parsed decides how far its walk propagates "uninteresting".  One
- * session per repository and thread; free it with graph_session_free.
- */
-struct graph_session;
-
-int	graph_session_new(struct graph_session **s, git_repository *repo,
-	    struct bd_error *err);
-void	graph_session_free(struct graph_session *s);
-int	graph_session_next(struct graph_session *s,
-	    const struct graph_revs *revs, struct graph_next *nx,
-	    struct bd_error *err);
-
-/*
- * Resolves a revision (name, sha, tag) to a commit id.  -ENOENT for an
- * unknown revision, -EINVAL when it does not name a commit.
- */
-int	graph_resolve(git_repository *repo, const char *rev, git_oid *out,
-	    struct bd_error *err);
 
 #endif

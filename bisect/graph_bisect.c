@@ -155,7 +155,7 @@ cmp_dist(const void *a, const void *b, void *arg)
 	if (dx != dy)
 		return dx > dy ? -1 : 1;
 	if (s->g->oids != NULL)
-		return git_oid_cmp(&s->g->oids[x], &s->g->oids[y]);
+		return graph_oid_cmp(&s->g->oids[x], &s->g->oids[y]);
 	return x < y ? -1 : x > y;
 }
 

@@ -10,7 +10,8 @@
 
 #include <git2.h>
 
-#include "bisect/graph.h"
+#include "repo/next.h"
+#include "repo/rev.h"
 #include "common/xmalloc.h"
 #include "ctl/next.h"
 
@@ -64,7 +65,7 @@ static void
 opt_fp(struct next_args *a, const char *v)
 {
 	(void)v;
-	a->flags |= GRAPH_FIRST_PARENT;
+	a->flags |= REPO_GRAPH_FIRST_PARENT;
 }
 
 static const struct next_opt {
@@ -142,14 +143,14 @@ resolve_all(git_repository *repo, const char **revs, size_t n, git_oid *out,
 	int rc;
 
 	for (i = 0; i < n; i++)
-		if ((rc = graph_resolve(repo, revs[i], &out[i], err)) != 0)
+		if ((rc = repo_rev_resolve(repo, revs[i], &out[i], err)) != 0)
 			return rc;
 	return 0;
 }
 
 /* git's wording, so that users recognise every outcome. */
 static void
-next_print(const struct graph_revs *revs, const struct graph_next *nx)
+next_print(const struct repo_revs *revs, const struct repo_next *nx)
 {
 	char hex[GIT_OID_HEXSZ + 1], bad[GIT_OID_HEXSZ + 1];
 	size_t i;
@@ -164,19 +165,19 @@ next_print(const struct graph_revs *revs, const struct graph_next *nx)
 	}
 	git_oid_tostr(hex, sizeof(hex), &nx->commit);
 	switch (nx->kind) {
-	case GRAPH_NEXT_TEST:
+	case REPO_NEXT_TEST:
 		printf("%s\nBisecting: %zu revision%s left to test after this "
 		    "(roughly %d step%s)\n", hex, nx->left,
 		    nx->left == 1 ? "" : "s", nx->steps,
 		    nx->steps == 1 ? "" : "s");
 		break;
-	case GRAPH_NEXT_TEST_MERGE_BASE:
+	case REPO_NEXT_TEST_MERGE_BASE:
 		printf("%s\nBisecting: a merge base must be tested\n", hex);
 		break;
-	case GRAPH_NEXT_FOUND:
+	case REPO_NEXT_FOUND:
 		printf("first bad commit: %s\n", hex);
 		break;
-	case GRAPH_NEXT_ONLY_SKIPPED:
+	case REPO_NEXT_ONLY_SKIPPED:
 		printf("only skipped commits left: the first bad commit could "
 		    "be any of:\n");
 		for (i = 0; i < nx->ncands; i++) {
@@ -192,8 +193,8 @@ static int
 next_run(const struct next_args *a)
 {
 	git_repository *repo = NULL;
-	struct graph_revs revs;
-	struct graph_next nx;
+	struct repo_revs revs;
+	struct repo_next nx;
 	struct bd_error err;
 	git_oid *good, *skip;
 	int rc = NEXT_EXIT_ERROR;
@@ -209,7 +210,7 @@ next_run(const struct next_args *a)
 		    git_error_last()->message : "unknown error");
 		goto out;
 	}
-	if (graph_resolve(repo, a->bad, &revs.bad, &err) != 0 ||
+	if (repo_rev_resolve(repo, a->bad, &revs.bad, &err) != 0 ||
 	    resolve_all(repo, a->good, a->ngood, good, &err) != 0 ||
 	    resolve_all(repo, a->skip, a->nskip, skip, &err) != 0)
 		goto fail;
@@ -218,10 +219,10 @@ next_run(const struct next_args *a)
 	revs.skip = skip;
 	revs.nskip = a->nskip;
 	revs.flags = a->flags;
-	if (graph_next(repo, &revs, &nx, &err) != 0)
+	if (repo_next(repo, &revs, &nx, &err) != 0)
 		goto fail;
 	next_print(&revs, &nx);
-	graph_next_release(&nx);
+	repo_next_release(&nx);
 	rc = 0;
 	goto out;
 fail:

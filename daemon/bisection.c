@@ -7,6 +7,8 @@
 #include "config/config.h"
 #include "daemon/bisection.h"
 #include "daemon/sched.h"
+#include "repo/graph.h"
+#include "repo/rev.h"
 
 /* Request options live in the stored params so a restart sees them. */
 static void
@@ -156,18 +158,19 @@ bisection_load_work(uv_work_t *w)
 		    git_error_last() ? git_error_last()->message : "");
 		goto out;
 	}
-	if ((rc = graph_resolve(repo, b->rec.bad, &b->bad, &b->load_err)) < 0)
+	if ((rc = repo_rev_resolve(repo, b->rec.bad, &b->bad,
+	    &b->load_err)) < 0)
 		goto out;
 	good = xcalloc(b->rec.ngood, sizeof(git_oid));
 	for (i = 0; i < b->rec.ngood; i++)
-		if ((rc = graph_resolve(repo, b->rec.good[i], &good[i],
+		if ((rc = repo_rev_resolve(repo, b->rec.good[i], &good[i],
 		    &b->load_err)) < 0)
 			goto out;
 	if ((rc = bisection_good_boundary(b, repo, good, b->rec.ngood,
 	    &b->load_err)) < 0)
 		goto out;
-	rc = graph_load(&b->g, repo, &b->bad, good, b->rec.ngood,
-	    b->first_parent ? GRAPH_FIRST_PARENT : 0, &b->load_err);
+	rc = repo_graph_load(&b->g, repo, &b->bad, good, b->rec.ngood,
+	    b->first_parent ? REPO_GRAPH_FIRST_PARENT : 0, &b->load_err);
 out:
 	b->load_rc = rc;
 	free(good);
@@ -208,7 +211,7 @@ bisection_commit_index(const struct bisection *b, const char *sha)
 	for (k = 0; k < b->ngoods; k++)
 		if (git_oid_equal(&oid, &b->goods[k]))
 			return ENGINE_GOOD;
-	i = graph_find(&b->g, &oid);
+	i = repo_graph_find(&b->g, &oid);
 	return i;
 }
 
@@ -221,9 +224,9 @@ bisection_probe_sha(struct bisection *b, uint32_t commit,
 	if (commit == ENGINE_GOOD) {
 		oid = &b->goods[b->good_next % b->ngoods];
 		b->good_next++;
+		git_oid_tostr(out, GIT_OID_HEXSZ + 1, oid);
 	} else
-		oid = &b->g.oids[commit];
-	git_oid_tostr(out, GIT_OID_HEXSZ + 1, oid);
+		graph_oid_tostr(out, GIT_OID_HEXSZ + 1, &b->g.oids[commit]);
 }
 
 /* The one place a result's metric is matched to the bisection's. */

@@ -112,7 +112,7 @@ bisection_status_json(struct bisection *b, struct store *st,
 		json_object_set_new(o, "est_seconds_left", json_null());
 	top = json_array();
 	for (i = 0; i < es.ntop; i++) {
-		git_oid_tostr(sha, sizeof(sha), &b->g.oids[es.top[i].commit]);
+		graph_oid_tostr(sha, sizeof(sha), &b->g.oids[es.top[i].commit]);
 		json_array_append_new(top, json_pack("{s:s, s:s, s:f}",
 		    "commit", sha, "subject",
 		    bisection_subject(repo, sha, subj, sizeof(subj)),

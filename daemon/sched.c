@@ -16,6 +16,7 @@
 #include "daemon/sched_int.h"
 #include "remote/job.h"
 #include "remote/pool.h"
+#include "repo/rev.h"
 #include "store/store.h"
 
 /* The store is borrowed from the environment, like everything in it. */
@@ -354,7 +355,7 @@ sched_resolve(struct sched *s, const char *what, const char *rev,
 	struct bd_error gerr;
 	int rc;
 
-	if ((rc = graph_resolve(s->env.repo, rev, oid, &gerr)) < 0)
+	if ((rc = repo_rev_resolve(s->env.repo, rev, oid, &gerr)) < 0)
 		return bd_error_set(err, rc, "%s: %s", what, gerr.msg);
 	git_oid_tostr(out, GIT_OID_HEXSZ + 1, oid);
 	return 0;

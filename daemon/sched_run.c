@@ -493,7 +493,7 @@ sched_finish(struct sched *s, struct bisection *b,
 			v.verdict = sched_verdicts[i].verdict;
 	cands = json_array();
 	for (i = 0; i < a->ncands; i++) {
-		git_oid_tostr(sha, sizeof(sha), &b->g.oids[a->cands[i].commit]);
+		graph_oid_tostr(sha, sizeof(sha), &b->g.oids[a->cands[i].commit]);
 		json_array_append_new(cands, json_pack("{s:s, s:f}", "commit",
 		    sha, "probability", a->cands[i].mass));
 	}
@@ -503,7 +503,7 @@ sched_finish(struct sched *s, struct bisection *b,
 	dtext = json_dumps(detail, JSON_COMPACT);
 	json_decref(detail);
 	if (a->kind == ENGINE_DONE) {
-		git_oid_tostr(sha, sizeof(sha), &b->g.oids[a->culprit]);
+		graph_oid_tostr(sha, sizeof(sha), &b->g.oids[a->culprit]);
 		v.culprit = sha;
 	}
 	v.confidence = a->confidence;

@@ -4,10 +4,10 @@
  *
  * For a range of about 20,000 candidates it times, side by side in one
  * run, git's next-commit choice (`git rev-list --bisect`, a process) and
- * ours (graph_load + graph_git_choice in process, and `bisectctl next` as
- * a process, which also runs the merge-base check), first without and
- * then with a commit-graph file, and checks that both pick the same
- * commit.  Then the per-sample update graph_prob_bad against the naive
+ * ours (repo_graph_load + graph_git_choice in process, and `bisectctl
+ * next` as a process, which also runs the merge-base check), first
+ * without and then with a commit-graph file, and checks that both pick
+ * the same commit.  Then the per-sample update graph_prob_bad against the naive
  * per-merge ancestor walk it replaced.  It prints ratios, not bare times.
  *
  *   graph_bench --repogen PATH --bisectctl PATH --dir DIR
@@ -27,6 +27,7 @@
 #include <git2.h>
 
 #include "bisect/graph.h"
+#include "repo/graph.h"
 #include "common/xmalloc.h"
 
 struct bench {
@@ -195,7 +196,7 @@ range_size(struct bench *b)
 	struct bd_error err;
 	size_t n;
 
-	if (graph_load(&g, b->r, &b->bad, b->good, b->ngood, 0, &err) != 0)
+	if (repo_graph_load(&g, b->r, &b->bad, b->good, b->ngood, 0, &err) != 0)
 		return 0;
 	n = g.n;
 	graph_release(&g);
@@ -294,12 +295,12 @@ ours(struct bench *b, char *hex, size_t *n, size_t *merges)
 
 	if (git_repository_open(&r, b->repo) != 0)
 		fail("cannot open the repository");
-	if (graph_load(&g, r, &b->bad, b->good, b->ngood, 0, &err) != 0 ||
+	if (repo_graph_load(&g, r, &b->bad, b->good, b->ngood, 0, &err) != 0 ||
 	    graph_git_choice(&g, NULL, 0, &c, &err) != 0) {
 		fprintf(stderr, "graph_bench: %s\n", err.msg);
 		exit(1);
 	}
-	git_oid_tostr(hex, GIT_OID_HEXSZ + 1, &g.oids[c.commit]);
+	graph_oid_tostr(hex, GIT_OID_HEXSZ + 1, &g.oids[c.commit]);
 	*n = g.n;
 	*merges = 0;
 	for (i = 0; i < g.n; i++)
@@ -399,7 +400,7 @@ bench_prob(struct bench *b)
 	size_t i, merges = 0;
 	int k, reps = 200;
 
-	if (graph_load(&g, b->r, &b->bad, b->good, b->ngood, 0, &err) != 0)
+	if (repo_graph_load(&g, b->r, &b->bad, b->good, b->ngood, 0, &err) != 0)
 		fail(err.msg);
 	mass = xcalloc(g.n, sizeof(double));
 	p1 = xcalloc(g.n, sizeof(double));
@@ -498,7 +499,7 @@ main(int argc, char **argv)
 	commit_graph(&b, 0);
 	pick_range(&b);
 	printf("next-commit choice, median of %d runs (git = `git rev-list "
-	    "--bisect`, ours = graph_load + graph_git_choice):\n", b.runs);
+	    "--bisect`, ours = repo_graph_load + graph_git_choice):\n", b.runs);
 	compare_choice(&b, "no commit-graph");
 	commit_graph(&b, 1);
 	git_repository_free(b.r);	/* reopen: libgit2 caches the odb */

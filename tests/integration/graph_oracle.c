@@ -279,7 +279,7 @@ graph_oracle_in_list(char list[][HEXSZ + 1], size_t n, const char *hex)
 
 /* The same revisions for the graph API. */
 void
-graph_oracle_to_graph_revs(struct revs *rv, struct graph_revs *gr,
+graph_oracle_to_graph_revs(struct revs *rv, struct repo_revs *gr,
     unsigned flags)
 {
 	size_t i;
@@ -294,7 +294,7 @@ graph_oracle_to_graph_revs(struct revs *rv, struct graph_revs *gr,
 	gr->ngood = rv->ngood;
 	gr->skip = rv->skipoid;
 	gr->nskip = rv->nskip;
-	gr->flags = flags | (rv->fp ? GRAPH_FIRST_PARENT : 0);
+	gr->flags = flags | (rv->fp ? REPO_GRAPH_FIRST_PARENT : 0);
 }
 
 /*
@@ -432,47 +432,47 @@ graph_oracle_parse_git_step(char *out, int status, struct step *s)
 	}
 }
 
-/* graph_session_next's answer in the same terms. */
+/* repo_next_session_step's answer in the same terms. */
 void
-graph_oracle_session_step(struct graph_session *gs, struct revs *rv,
+graph_oracle_session_step(struct repo_next_session *gs, struct revs *rv,
     unsigned flags, struct step *s)
 {
-	struct graph_revs gr;
-	struct graph_next nx;
+	struct repo_revs gr;
+	struct repo_next nx;
 	struct bd_error err;
 	int rc;
 
 	memset(s, 0, sizeof(*s));
 	graph_oracle_to_graph_revs(rv, &gr, flags);
-	rc = graph_session_next(gs, &gr, &nx, &err);
+	rc = repo_next_session_step(gs, &gr, &nx, &err);
 	if (rc != 0) {
 		cr_assert_not_null(strstr(err.msg, "is bad"), "%s", err.msg);
 		s->kind = SK_ERROR;
 		return;
 	}
-	s->kind = nx.kind == GRAPH_NEXT_TEST ? SK_TEST :
-	    nx.kind == GRAPH_NEXT_TEST_MERGE_BASE ? SK_MERGE_BASE :
-	    nx.kind == GRAPH_NEXT_FOUND ? SK_FOUND : SK_ONLY;
+	s->kind = nx.kind == REPO_NEXT_TEST ? SK_TEST :
+	    nx.kind == REPO_NEXT_TEST_MERGE_BASE ? SK_MERGE_BASE :
+	    nx.kind == REPO_NEXT_FOUND ? SK_FOUND : SK_ONLY;
 	git_oid_tostr(s->commit, sizeof(s->commit), &nx.commit);
 	for (s->ncands = 0; s->ncands < nx.ncands; s->ncands++)
 		git_oid_tostr(s->cands[s->ncands], HEXSZ + 1,
 		    &nx.cands[s->ncands]);
 	if (s->kind == SK_ONLY)
 		s->commit[0] = '\0';
-	graph_next_release(&nx);
+	repo_next_release(&nx);
 }
 
-/* A fresh graph_next (one git process) in the same terms. */
+/* A fresh repo_next (one git process) in the same terms. */
 void
 graph_oracle_our_step(struct revs *rv, unsigned flags, struct step *s)
 {
-	struct graph_session *gs;
+	struct repo_next_session *gs;
 	struct bd_error err;
 
-	cr_assert_eq(graph_session_new(&gs, graph_oracle.r, &err), 0, "%s",
+	cr_assert_eq(repo_next_session_new(&gs, graph_oracle.r, &err), 0, "%s",
 	    err.msg);
 	graph_oracle_session_step(gs, rv, flags, s);
-	graph_session_free(gs);
+	repo_next_session_free(gs);
 }
 
 /* Kind, commit and the candidate list in git's order must agree. */

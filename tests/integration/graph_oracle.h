@@ -13,6 +13,9 @@
 #include <git2.h>
 
 #include "bisect/graph.h"
+#include "repo/graph.h"
+#include "repo/next.h"
+#include "repo/rev.h"
 
 #define MAXREV	64
 #define HEXSZ	GIT_OID_HEXSZ
@@ -56,7 +59,7 @@ struct revs {
 	int	 fp;
 };
 
-/* What one bisection step decided, from git or from graph_next. */
+/* What one bisection step decided, from git or from repo_next. */
 enum step_kind { SK_TEST, SK_MERGE_BASE, SK_FOUND, SK_ONLY, SK_ERROR };
 
 struct step {
@@ -96,7 +99,7 @@ void	 graph_oracle_commits_of(struct commits *c, const char *first, ...);
 void	 graph_oracle_commits_free(struct commits *c);
 int	 graph_oracle_in_list(char list[][HEXSZ + 1], size_t n,
 	    const char *hex);
-void	 graph_oracle_to_graph_revs(struct revs *rv, struct graph_revs *gr,
+void	 graph_oracle_to_graph_revs(struct revs *rv, struct repo_revs *gr,
 	    unsigned flags);
 int	 graph_oracle_pick_revs(struct revs *rv, const struct commits *all,
 	    const struct commits *tags);
@@ -105,8 +108,8 @@ void	 graph_oracle_make_clone(void);
 char	*graph_oracle_git_bisect_start(struct revs *rv, int *st);
 void	 graph_oracle_git_bisect_reset(void);
 void	 graph_oracle_parse_git_step(char *out, int status, struct step *s);
-void	 graph_oracle_session_step(struct graph_session *gs, struct revs *rv,
-	    unsigned flags, struct step *s);
+void	 graph_oracle_session_step(struct repo_next_session *gs,
+	    struct revs *rv, unsigned flags, struct step *s);
 void	 graph_oracle_our_step(struct revs *rv, unsigned flags,
 	    struct step *s);
 void	 graph_oracle_assert_same_step(const struct step *git_s,

@@ -3,10 +3,10 @@
  * tests/fixtures/repogen (linear runs, topic merges, octopus and
  * criss-cross merges, equal and skewed dates, linux-next tags):
  *
- *  - git_rev_list_*: graph_load + graph_git_choice equal `git rev-list
+ *  - git_rev_list_*: repo_graph_load + graph_git_choice equal `git rev-list
  *    --bisect-vars` (commit, revisions left, steps, candidates) for
  *    random good and bad revisions, with and without --first-parent;
- *  - git_bisect_*: graph_next equals a real `git bisect` in a bare clone
+ *  - git_bisect_*: repo_next equals a real `git bisect` in a bare clone
  *    for random skipped commits and merge-base checks;
  *  - errors, the commit-graph file (and a broken one), `bisectctl next`.
  * Whole sessions against `git bisect run` are in graph_session_test.c.
@@ -91,13 +91,13 @@ bisect_vars(struct revs *rv, struct vars *v)
 	free(out);
 }
 
-/* graph_load + graph_git_choice against `git rev-list --bisect-vars`. */
+/* repo_graph_load + graph_git_choice against `git rev-list --bisect-vars`. */
 static void
 rev_list_rounds(int rounds)
 {
 	struct commits all;
 	struct revs rv;
-	struct graph_revs gr;
+	struct repo_revs gr;
 	struct vars v;
 	struct graph g;
 	struct graph_choice c;
@@ -111,8 +111,8 @@ rev_list_rounds(int rounds)
 			continue;
 		graph_oracle_to_graph_revs(&rv, &gr, 0);
 		bisect_vars(&rv, &v);
-		rc = graph_load(&g, graph_oracle.r, &gr.bad, gr.good, gr.ngood,
-		    gr.flags, &err);
+		rc = repo_graph_load(&g, graph_oracle.r, &gr.bad, gr.good,
+		    gr.ngood, gr.flags, &err);
 		if (v.all == 0) {
 			cr_assert_eq(rc, -EINVAL, "round %d: empty range "
 			    "loaded", r);
@@ -120,7 +120,7 @@ rev_list_rounds(int rounds)
 		}
 		cr_assert_eq(rc, 0, "round %d: %s", r, err.msg);
 		cr_assert_eq(graph_git_choice(&g, NULL, 0, &c, &err), 0);
-		git_oid_tostr(hex, sizeof(hex), &g.oids[c.commit]);
+		graph_oid_tostr(hex, sizeof(hex), &g.oids[c.commit]);
 		cr_assert_str_eq(hex, v.rev, "round %d: bad %s fp %d", r,
 		    rv.bad, rv.fp);
 		cr_assert_eq((long)c.all, v.all, "round %d", r);
@@ -234,7 +234,7 @@ pick_skips(struct revs *rv, const struct commits *all)
 		snprintf(rv->skip[rv->nskip++], HEXSZ + 1, "%s", rv->bad);
 }
 
-/* graph_next against `git bisect start` then `git bisect skip ...`. */
+/* repo_next against `git bisect start` then `git bisect skip ...`. */
 static void
 bisect_skip_rounds(int rounds, int with_tags)
 {
@@ -275,7 +275,8 @@ bisect_skip_rounds(int rounds, int with_tags)
 		for (i = 0; i < rv.nskip; i++)
 			graph_oracle_av_add(&a, "%s", rv.skip[i]);
 		ok = ancestors_ok();
-		graph_oracle_our_step(&rv, ok ? GRAPH_ANCESTORS_OK : 0, &os);
+		graph_oracle_our_step(&rv, ok ? REPO_GRAPH_ANCESTORS_OK : 0,
+		    &os);
 		out = graph_oracle_run_out(&a, &st);
 		graph_oracle_parse_git_step(out, st, &gs);
 		free(out);
@@ -329,19 +330,19 @@ OTEST(git_bisect_skips_and_merge_bases_skewed_next)
 OTEST(errors_name_what_is_wrong)
 {
 	struct revs rv;
-	struct graph_revs gr;
-	struct graph_next nx;
+	struct repo_revs gr;
+	struct repo_next nx;
 	struct graph g;
 	struct bd_error err;
 	git_oid oid;
 	char tip[HEXSZ + 1], old[HEXSZ + 1];
 
 	graph_oracle_fixture("linear", "normal", 31, 60);
-	cr_assert_eq(graph_resolve(graph_oracle.r, "no-such-rev", &oid, &err),
-	    -ENOENT);
+	cr_assert_eq(repo_rev_resolve(graph_oracle.r, "no-such-rev", &oid,
+	    &err), -ENOENT);
 	cr_assert_str_eq(err.msg, "unknown revision 'no-such-rev'");
-	cr_assert_eq(graph_resolve(graph_oracle.r, "main^{tree}", &oid, &err),
-	    -EINVAL);
+	cr_assert_eq(repo_rev_resolve(graph_oracle.r, "main^{tree}", &oid,
+	    &err), -EINVAL);
 	cr_assert_not_null(strstr(err.msg, "does not name a commit"));
 	graph_oracle_sha("main", tip);
 	graph_oracle_sha("main~10", old);
@@ -351,7 +352,7 @@ OTEST(errors_name_what_is_wrong)
 	snprintf(rv.bad, sizeof(rv.bad), "%s", tip);
 	snprintf(rv.good[rv.ngood++], HEXSZ + 1, "%s", tip);
 	graph_oracle_to_graph_revs(&rv, &gr, 0);
-	cr_assert_eq(graph_next(graph_oracle.r, &gr, &nx, &err), -EINVAL);
+	cr_assert_eq(repo_next(graph_oracle.r, &gr, &nx, &err), -EINVAL);
 	cr_assert_not_null(strstr(err.msg, "was both good and bad"), "%s",
 	    err.msg);
 
@@ -359,13 +360,13 @@ OTEST(errors_name_what_is_wrong)
 	snprintf(rv.bad, sizeof(rv.bad), "%s", old);
 	snprintf(rv.good[0], HEXSZ + 1, "%s", tip);
 	graph_oracle_to_graph_revs(&rv, &gr, 0);
-	cr_assert_eq(graph_next(graph_oracle.r, &gr, &nx, &err), -EINVAL);
+	cr_assert_eq(repo_next(graph_oracle.r, &gr, &nx, &err), -EINVAL);
 	cr_assert_not_null(strstr(err.msg, "The merge base"), "%s", err.msg);
 	cr_assert_not_null(strstr(err.msg, old), "%s", err.msg);
 	cr_assert_not_null(strstr(err.msg, tip), "%s", err.msg);
 
 	/* the same range loaded directly is empty */
-	cr_assert_eq(graph_load(&g, graph_oracle.r, &gr.bad, gr.good, 1, 0,
+	cr_assert_eq(repo_graph_load(&g, graph_oracle.r, &gr.bad, gr.good, 1, 0,
 	    &err), -EINVAL);
 	cr_assert_not_null(strstr(err.msg, "empty range"), "%s", err.msg);
 }
@@ -451,8 +452,8 @@ OTEST(missing_objects_are_an_error)
 	    0);
 	graph_oracle_oid_of(tip, &bad);
 	graph_oracle_oid_of(old, &good);
-	cr_assert_eq(graph_load(&g, graph_oracle.r, &bad, &good, 1, 0, &err),
-	    -EIO);
+	cr_assert_eq(repo_graph_load(&g, graph_oracle.r, &bad, &good, 1, 0,
+	    &err), -EIO);
 	cr_assert_not_null(strstr(err.msg, mid), "%s", err.msg);
 	cr_assert_not_null(strstr(err.msg, "missing"), "%s", err.msg);
 }

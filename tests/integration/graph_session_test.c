@@ -44,7 +44,7 @@ static void
 our_session(struct revs *start, const char *culprit, char broken[][HEXSZ + 1],
     size_t nbroken, struct session *s)
 {
-	struct graph_session *gs = NULL;
+	struct repo_next_session *gs = NULL;
 	struct bd_error err;
 	struct revs rv = *start;
 	struct step st;
@@ -55,8 +55,8 @@ our_session(struct revs *start, const char *culprit, char broken[][HEXSZ + 1],
 	rv.nskip = 0;
 	for (;;) {
 		if (s->n <= 1 || st.kind == SK_MERGE_BASE) {
-			graph_session_free(gs);
-			cr_assert_eq(graph_session_new(&gs, graph_oracle.r,
+			repo_next_session_free(gs);
+			cr_assert_eq(repo_next_session_new(&gs, graph_oracle.r,
 			    &err), 0);
 		}
 		graph_oracle_session_step(gs, &rv, flags, &st);
@@ -65,7 +65,7 @@ our_session(struct revs *start, const char *culprit, char broken[][HEXSZ + 1],
 			break;
 		}
 		if (st.kind == SK_TEST)
-			flags = GRAPH_ANCESTORS_OK;
+			flags = REPO_GRAPH_ANCESTORS_OK;
 		cr_assert_lt(s->n, 255, "session does not end");
 		x = st.commit;
 		snprintf(s->commit[s->n], HEXSZ + 1, "%s", x);
@@ -82,7 +82,7 @@ our_session(struct revs *start, const char *culprit, char broken[][HEXSZ + 1],
 			snprintf(rv.good[rv.ngood++], HEXSZ + 1, "%s", x);
 		}
 	}
-	graph_session_free(gs);
+	repo_next_session_free(gs);
 }
 
 /*

@@ -7,18 +7,20 @@
  * is a plain table, so we map it read-only and look entries up by oid.
  * Only a single SHA-1 file without base graphs is used; anything else
  * (split chains, SHA-256, a file that fails a bounds check) makes the
- * store fall back to the object database, which gives the same answers.
+ * commit cache (repo/commits.c) fall back to the object database, which
+ * gives the same answers.
  */
 #include <sys/mman.h>
 #include <sys/stat.h>
 
+#include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
 #include <string.h>
 #include <unistd.h>
 
-#include "bisect/graph_int.h"
 #include "common/xmalloc.h"
+#include "repo/cgraph.h"
 
 #define CG_HASHSZ	20
 #define CG_NO_PARENT	0x70000000u
@@ -42,7 +44,7 @@ be64(const uint8_t *p)
 
 /* Checks the header and chunk table, recording where each chunk lives. */
 static int
-cg_parse(struct graph_cgraph *cg)
+cg_parse(struct repo_cgraph *cg)
 {
 	const uint8_t *m = cg->map, *t;
 	uint64_t off, next;
@@ -83,7 +85,7 @@ cg_parse(struct graph_cgraph *cg)
 
 /* Maps objdir/info/commit-graph; -ENOENT when absent or unusable. */
 int
-graph_cgraph_open(struct graph_cgraph *cg, const char *objdir)
+repo_cgraph_open(struct repo_cgraph *cg, const char *objdir)
 {
 	struct stat sb;
 	char *path;
@@ -107,7 +109,7 @@ graph_cgraph_open(struct graph_cgraph *cg, const char *objdir)
 	cg->map = map;
 	cg->len = (size_t)sb.st_size;
 	if (cg_parse(cg) != 0) {
-		graph_cgraph_close(cg);
+		repo_cgraph_close(cg);
 		return -ENOENT;
 	}
 	return 0;
@@ -115,7 +117,7 @@ graph_cgraph_open(struct graph_cgraph *cg, const char *objdir)
 
 /* Unmaps; safe on a struct that was never opened. */
 void
-graph_cgraph_close(struct graph_cgraph *cg)
+repo_cgraph_close(struct repo_cgraph *cg)
 {
 	if (cg->map != NULL)
 		munmap((void *)(uintptr_t)cg->map, cg->len);
@@ -124,7 +126,7 @@ graph_cgraph_close(struct graph_cgraph *cg)
 
 /* The fanout narrows the binary search to oids with the same first byte. */
 int
-graph_cgraph_find(const struct graph_cgraph *cg, const git_oid *oid,
+repo_cgraph_find(const struct repo_cgraph *cg, const git_oid *oid,
     uint32_t *pos)
 {
 	uint32_t lo, hi, mid;
@@ -152,7 +154,7 @@ graph_cgraph_find(const struct graph_cgraph *cg, const git_oid *oid,
 
 /* Parents are positions; records need their oids. */
 const uint8_t *
-graph_cgraph_oid(const struct graph_cgraph *cg, uint32_t pos)
+repo_cgraph_oid(const struct repo_cgraph *cg, uint32_t pos)
 {
 	return cg->oidl + (size_t)pos * CG_HASHSZ;
 }
@@ -174,7 +176,7 @@ push_parent(uint32_t **par, uint32_t *npar, uint32_t *cap, uint32_t p)
  * the caller's scratch buffer, grown as needed.
  */
 int
-graph_cgraph_commit(const struct graph_cgraph *cg, uint32_t pos,
+repo_cgraph_commit(const struct repo_cgraph *cg, uint32_t pos,
     int64_t *date, uint32_t **par, uint32_t *npar, uint32_t *cap)
 {
 	const uint8_t *d = cg->cdat + (size_t)pos * CG_DATSZ + CG_HASHSZ;

@@ -7,11 +7,12 @@
  * only through parsed commits, and the walk replays that.
  */
 #include <ctype.h>
+#include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "bisect/graph_int.h"
 #include "common/xmalloc.h"
+#include "repo/commits.h"
 
 /* Object ids are uniformly random: their first bytes hash well. */
 static uint32_t
@@ -21,9 +22,9 @@ oid_hash(const git_oid *oid)
 	    (uint32_t)oid->id[2] << 8 | oid->id[3];
 }
 
-/* Opens the object database and maps the commit-graph once per store. */
+/* Opens the object database and maps the commit-graph once per cache. */
 int
-graph_store_init(struct graph_store *st, git_repository *repo,
+repo_commits_init(struct repo_commits *st, git_repository *repo,
     struct bd_error *err)
 {
 	char *objdir;
@@ -37,7 +38,7 @@ graph_store_init(struct graph_store *st, git_repository *repo,
 	/* git ignores the commit-graph in shallow repositories; so do we. */
 	xasprintf(&objdir, "%sobjects", git_repository_commondir(repo));
 	st->use_cg = git_repository_is_shallow(repo) != 1 &&
-	    graph_cgraph_open(&st->cg, objdir) == 0;
+	    repo_cgraph_open(&st->cg, objdir) == 0;
 	free(objdir);
 	if (st->use_cg)
 		st->gmap = xcalloc(st->cg.n ? st->cg.n : 1, sizeof(uint32_t));
@@ -50,11 +51,11 @@ graph_store_init(struct graph_store *st, git_repository *repo,
 
 /* Frees every record and unmaps the commit-graph. */
 void
-graph_store_release(struct graph_store *st)
+repo_commits_release(struct repo_commits *st)
 {
 	if (st->odb != NULL)
 		git_odb_free(st->odb);
-	graph_cgraph_close(&st->cg);
+	repo_cgraph_close(&st->cg);
 	free(st->c);
 	free(st->pars);
 	free(st->ht);
@@ -65,7 +66,7 @@ graph_store_release(struct graph_store *st)
 
 /* Open addressing keeps lookups in one array. */
 static void
-ht_insert(uint32_t *ht, uint32_t cap, const struct gs_commit *c, uint32_t i)
+ht_insert(uint32_t *ht, uint32_t cap, const struct repo_commit *c, uint32_t i)
 {
 	uint32_t h = oid_hash(&c[i].oid) & (cap - 1);
 
@@ -76,7 +77,7 @@ ht_insert(uint32_t *ht, uint32_t cap, const struct gs_commit *c, uint32_t i)
 
 /* Rehashing keeps the table at most half full. */
 static void
-ht_grow(struct graph_store *st)
+ht_grow(struct repo_commits *st)
 {
 	uint32_t i;
 
@@ -89,10 +90,10 @@ ht_grow(struct graph_store *st)
 
 /* git's lookup_commit: one record per oid, created empty. */
 uint32_t
-graph_store_lookup(struct graph_store *st, const git_oid *oid)
+repo_commits_lookup(struct repo_commits *st, const git_oid *oid)
 {
 	uint32_t h = oid_hash(oid) & (st->htcap - 1), i;
-	struct gs_commit *c;
+	struct repo_commit *c;
 
 	while ((i = st->ht[h]) != 0) {
 		if (git_oid_equal(&st->c[i - 1].oid, oid))
@@ -107,7 +108,7 @@ graph_store_lookup(struct graph_store *st, const git_oid *oid)
 	c = &st->c[i];
 	memset(c, 0, sizeof(*c));
 	git_oid_cpy(&c->oid, oid);
-	c->gpos = GRAPH_NONE;
+	c->gpos = REPO_NONE;
 	st->ht[h] = i + 1;
 	if (2 * st->n > st->htcap)
 		ht_grow(st);
@@ -116,7 +117,7 @@ graph_store_lookup(struct graph_store *st, const git_oid *oid)
 
 /* All parent lists live in one array, indexed by offset. */
 static void
-add_parent(struct graph_store *st, uint32_t p)
+add_parent(struct repo_commits *st, uint32_t p)
 {
 	if (st->npars == st->parscap) {
 		st->parscap = st->parscap ? 2 * st->parscap : 4096;
@@ -128,15 +129,15 @@ add_parent(struct graph_store *st, uint32_t p)
 
 /* The record of commit-graph entry pos, via the position map. */
 static uint32_t
-lookup_pos(struct graph_store *st, uint32_t pos)
+lookup_pos(struct repo_commits *st, uint32_t pos)
 {
 	git_oid oid;
 	uint32_t r;
 
 	if (st->gmap[pos] != 0)
 		return st->gmap[pos] - 1;
-	git_oid_fromraw(&oid, graph_cgraph_oid(&st->cg, pos));
-	r = graph_store_lookup(st, &oid);
+	git_oid_fromraw(&oid, repo_cgraph_oid(&st->cg, pos));
+	r = repo_commits_lookup(st, &oid);
 	st->c[r].gpos = pos;
 	st->gmap[pos] = r + 1;
 	return r;
@@ -144,18 +145,18 @@ lookup_pos(struct graph_store *st, uint32_t pos)
 
 /* Parses from the commit-graph; 1 when the commit is not in it. */
 static int
-parse_cgraph(struct graph_store *st, uint32_t c)
+parse_cgraph(struct repo_commits *st, uint32_t c)
 {
 	uint32_t pos = st->c[c].gpos, np, i, r;
 	int64_t date;
 
-	if (pos == GRAPH_NONE) {
-		if (graph_cgraph_find(&st->cg, &st->c[c].oid, &pos) != 0)
+	if (pos == REPO_NONE) {
+		if (repo_cgraph_find(&st->cg, &st->c[c].oid, &pos) != 0)
 			return 1;
 		st->c[c].gpos = pos;
 		st->gmap[pos] = c + 1;
 	}
-	if (graph_cgraph_commit(&st->cg, pos, &date, &st->tmp, &np,
+	if (repo_cgraph_commit(&st->cg, pos, &date, &st->tmp, &np,
 	    &st->tmpcap) != 0) {
 		/* A file that lies is ignored from here on, as if absent. */
 		st->use_cg = 0;
@@ -203,7 +204,7 @@ commit_date(const char *p, const char *end)
 
 /* Parses a raw commit object read through libgit2's object database. */
 static int
-parse_odb(struct graph_store *st, uint32_t c, struct bd_error *err)
+parse_odb(struct repo_commits *st, uint32_t c, struct bd_error *err)
 {
 	git_odb_object *obj;
 	const char *p, *end;
@@ -234,7 +235,7 @@ parse_odb(struct graph_store *st, uint32_t c, struct bd_error *err)
 	base = (uint32_t)st->npars;
 	while (end - p >= 48 && memcmp(p, "parent ", 7) == 0 &&
 	    p[47] == '\n' && git_oid_fromstrn(&poid, p + 7, 40) == 0) {
-		add_parent(st, graph_store_lookup(st, &poid));
+		add_parent(st, repo_commits_lookup(st, &poid));
 		np++;
 		p += 48;
 	}
@@ -247,23 +248,23 @@ parse_odb(struct graph_store *st, uint32_t c, struct bd_error *err)
 
 /* Parses once, as git's parse_commit, whatever the source. */
 int
-graph_store_parse(struct graph_store *st, uint32_t c, struct bd_error *err)
+repo_commits_parse(struct repo_commits *st, uint32_t c, struct bd_error *err)
 {
 	int rc = 1;
 
-	if (st->c[c].flags & GS_PARSED)
+	if (st->c[c].flags & CF_PARSED)
 		return 0;
 	if (st->use_cg)
 		rc = parse_cgraph(st, c);
 	if (rc == 1 && (rc = parse_odb(st, c, err)) != 0)
 		return rc;
-	st->c[c].flags |= GS_PARSED;
+	st->c[c].flags |= CF_PARSED;
 	return 0;
 }
 
 /* git clears its marks between walks but keeps parsed commits. */
 void
-graph_store_clear(struct graph_store *st, uint32_t flags)
+repo_commits_clear(struct repo_commits *st, uint32_t flags)
 {
 	uint32_t i;
 

@@ -1,20 +1,23 @@
 /*
  * Loading the candidate DAG of `git rev-list BAD --not GOOD...` from a
- * repository: git's walk (graph_walk_limit) gives the set and git's list
+ * repository: git's walk (repo_walk_limit) gives the set and git's list
  * order; here it becomes a struct graph with topological indices.
  */
+#include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "bisect/graph.h"
-#include "bisect/graph_int.h"
 #include "common/xmalloc.h"
+#include "repo/commits.h"
+#include "repo/graph.h"
+#include "repo/walk.h"
 
 /* Candidate id + 1 of record r (0: not a candidate), kept in aux. */
 #define CAND(st, r)	((st)->c[(r)].aux)
 
 struct topo {
-	const struct graph_store *st;
+	const struct repo_commits *st;
 	int		 fp;
 	uint32_t	*index;		/* candidate id -> graph index */
 	uint32_t	 next;		/* next graph index to hand out */
@@ -39,23 +42,23 @@ in_set_parents(const struct topo *t, uint32_t r)
 static void
 topo_visit(struct topo *t, uint32_t r)
 {
-	const struct graph_store *st = t->st;
+	const struct repo_commits *st = t->st;
 	size_t sp = 0;
 	uint32_t x, p, id;
 
-	if (t->index[CAND(st, r) - 1] != GRAPH_NONE)
+	if (t->index[CAND(st, r) - 1] != REPO_NONE)
 		return;
-	t->index[CAND(st, r) - 1] = GRAPH_NONE - 1;	/* on the stack */
+	t->index[CAND(st, r) - 1] = REPO_NONE - 1;	/* on the stack */
 	t->stack[sp] = r;
 	t->iter[sp++] = 0;
 	while (sp > 0) {
 		x = t->stack[sp - 1];
 		if (t->iter[sp - 1] < in_set_parents(t, x)) {
-			p = graph_store_parents(st, x)[t->iter[sp - 1]++];
+			p = repo_commits_parents(st, x)[t->iter[sp - 1]++];
 			id = CAND(st, p);
-			if (id == 0 || t->index[id - 1] != GRAPH_NONE)
+			if (id == 0 || t->index[id - 1] != REPO_NONE)
 				continue;
-			t->index[id - 1] = GRAPH_NONE - 1;
+			t->index[id - 1] = REPO_NONE - 1;
 			t->stack[sp] = p;
 			t->iter[sp++] = 0;
 			continue;
@@ -67,11 +70,12 @@ topo_visit(struct topo *t, uint32_t r)
 
 /* Turns the walk's candidates (in git's list order) into g. */
 static void
-build(struct graph *g, struct graph_store *st, const uint32_t *list,
+build(struct graph *g, struct repo_commits *st, const uint32_t *list,
     size_t n, int fp)
 {
 	struct topo t;
-	uint32_t *rec, i, j, r, np, id;
+	struct graph_oid *oids;
+	uint32_t *rec, *order, *par_off, *par, i, j, r, np, id;
 	size_t k, npars = 0;
 
 	memset(&t, 0, sizeof(t));
@@ -84,74 +88,74 @@ build(struct graph *g, struct graph_store *st, const uint32_t *list,
 		CAND(st, i) = 0;
 	for (k = 0; k < n; k++) {
 		CAND(st, list[k]) = (uint32_t)k + 1;
-		t.index[k] = GRAPH_NONE;
+		t.index[k] = REPO_NONE;
 	}
 	for (k = 0; k < n; k++)
 		topo_visit(&t, list[k]);
 	rec = xcalloc(n, sizeof(uint32_t));
-	g->n = n;
-	g->git_order = xcalloc(n, sizeof(uint32_t));
-	g->oids = xcalloc(n, sizeof(git_oid));
+	order = xcalloc(n, sizeof(uint32_t));
+	oids = xcalloc(n, sizeof(*oids));
 	for (k = 0; k < n; k++) {
 		rec[t.index[k]] = list[k];
-		g->git_order[k] = t.index[k];
+		order[k] = t.index[k];
 		npars += in_set_parents(&t, list[k]);
 	}
-	g->par_off = xcalloc(n + 1, sizeof(uint32_t));
-	g->par = xcalloc(npars ? npars : 1, sizeof(uint32_t));
+	par_off = xcalloc(n + 1, sizeof(uint32_t));
+	par = xcalloc(npars ? npars : 1, sizeof(uint32_t));
 	npars = 0;
 	for (i = 0; i < n; i++) {
 		r = rec[i];
-		git_oid_cpy(&g->oids[i], &st->c[r].oid);
-		g->par_off[i] = (uint32_t)npars;
+		repo_graph_oid_from_git(&oids[i], &st->c[r].oid);
+		par_off[i] = (uint32_t)npars;
 		np = in_set_parents(&t, r);
 		for (j = 0; j < np; j++) {
-			id = CAND(st, graph_store_parents(st, r)[j]);
+			id = CAND(st, repo_commits_parents(st, r)[j]);
 			if (id != 0)
-				g->par[npars++] = t.index[id - 1];
+				par[npars++] = t.index[id - 1];
 		}
 	}
-	g->par_off[n] = (uint32_t)npars;
+	par_off[n] = (uint32_t)npars;
 	free(rec);
 	free(t.index);
 	free(t.stack);
 	free(t.iter);
-	graph_prepare(g);
+	graph_init_owned(g, n, par_off, par, oids, order);
 }
 
-/* The walk, then the DAG; the store may carry parsed commits over. */
+/* The walk, then the DAG; the cache may carry parsed commits over. */
 int
-graph_load_store(struct graph *g, struct graph_store *st, const git_oid *bad,
-    const git_oid *good, size_t ngood, unsigned flags, struct bd_error *err)
+repo_graph_load_commits(struct graph *g, struct repo_commits *st,
+    const git_oid *bad, const git_oid *good, size_t ngood, unsigned flags,
+    struct bd_error *err)
 {
 	uint32_t *starts, *list = NULL, *cands = NULL;
 	uint8_t *neg;
 	size_t i, n, nlist = 0;
-	int rc, fp = (flags & GRAPH_FIRST_PARENT) != 0;
+	int rc, fp = (flags & REPO_GRAPH_FIRST_PARENT) != 0;
 
 	memset(g, 0, sizeof(*g));
 	starts = xcalloc(ngood + 1, sizeof(uint32_t));
 	neg = xcalloc(ngood + 1, 1);
-	starts[0] = graph_store_lookup(st, bad);
+	starts[0] = repo_commits_lookup(st, bad);
 	for (i = 0; i < ngood; i++) {
-		starts[i + 1] = graph_store_lookup(st, &good[i]);
+		starts[i + 1] = repo_commits_lookup(st, &good[i]);
 		neg[i + 1] = 1;
 	}
-	rc = graph_walk_limit(st, starts, neg, ngood + 1, fp, &list, &nlist,
+	rc = repo_walk_limit(st, starts, neg, ngood + 1, fp, &list, &nlist,
 	    err);
 	if (rc != 0)
 		goto out;
 	/* git's list: the interesting commits, in reverse pop order. */
 	cands = xcalloc(nlist ? nlist : 1, sizeof(uint32_t));
 	for (i = n = 0; i < nlist; i++)
-		if (!(st->c[list[nlist - 1 - i]].flags & GS_UNINT))
+		if (!(st->c[list[nlist - 1 - i]].flags & CF_UNINT))
 			cands[n++] = list[nlist - 1 - i];
 	if (n == 0) {
 		rc = bd_error_set(err, -EINVAL, "empty range: the bad revision "
 		    "is reachable from a good revision");
 		goto out;
 	}
-	if (n >= GRAPH_NONE - 1) {
+	if (n >= REPO_NONE - 1) {
 		rc = bd_error_set(err, -EINVAL, "too many candidates: %zu", n);
 		goto out;
 	}
@@ -164,18 +168,50 @@ out:
 	return rc;
 }
 
-/* A fresh store: the same walk as a fresh `git rev-list` process. */
+/* A fresh cache: the same walk as a fresh `git rev-list` process. */
 int
-graph_load(struct graph *g, git_repository *repo, const git_oid *bad,
+repo_graph_load(struct graph *g, git_repository *repo, const git_oid *bad,
     const git_oid *good, size_t ngood, unsigned flags, struct bd_error *err)
 {
-	struct graph_store st;
+	struct repo_commits st;
 	int rc;
 
 	memset(g, 0, sizeof(*g));
-	if ((rc = graph_store_init(&st, repo, err)) != 0)
+	if ((rc = repo_commits_init(&st, repo, err)) != 0)
 		return rc;
-	rc = graph_load_store(g, &st, bad, good, ngood, flags, err);
-	graph_store_release(&st);
+	rc = repo_graph_load_commits(g, &st, bad, good, ngood, flags, err);
+	repo_commits_release(&st);
 	return rc;
+}
+
+/* Callers hold libgit2 ids; the graph keeps its own. */
+ssize_t
+repo_graph_find(const struct graph *g, const git_oid *oid)
+{
+	struct graph_oid id;
+
+	repo_graph_oid_from_git(&id, oid);
+	return graph_find(g, &id);
+}
+
+/* Replies and reports name candidates by libgit2 id. */
+void
+repo_graph_oid(const struct graph *g, uint32_t x, git_oid *out)
+{
+	repo_graph_oid_to_git(out, &g->oids[x]);
+}
+
+/* Both are the 20 raw bytes of a SHA-1. */
+void
+repo_graph_oid_from_git(struct graph_oid *out, const git_oid *in)
+{
+	_Static_assert(sizeof(in->id) == GRAPH_OID_RAWSZ, "SHA-1 ids");
+	memcpy(out->id, in->id, GRAPH_OID_RAWSZ);
+}
+
+/* The inverse of repo_graph_oid_from_git. */
+void
+repo_graph_oid_to_git(git_oid *out, const struct graph_oid *in)
+{
+	git_oid_fromraw(out, in->id);
 }

@@ -2,7 +2,7 @@
  * Replays of git 2.39's revision walk (revision.c: limit_list and
  * process_parents) and merge-base paint (commit-reach.c:
  * paint_down_to_common, merge_bases_many, remove_redundant without
- * generation numbers) on a graph_store.
+ * generation numbers) on a struct repo_commits.
  *
  * Why replay rather than compute the sets directly: git's walk is ordered
  * by commit date and stops a few commits after everything left is
@@ -15,8 +15,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "bisect/graph_int.h"
 #include "common/xmalloc.h"
+#include "repo/walk.h"
 
 #define SLOP	5	/* uninteresting commits git walks past the end */
 
@@ -87,7 +87,7 @@ wq_get(struct wq *q)
 }
 
 struct limit {
-	struct graph_store *st;
+	struct repo_commits *st;
 	struct wq	 q;
 	size_t		 nint;		/* queued commits still interesting */
 	uint32_t	*stack;
@@ -111,12 +111,12 @@ push(struct limit *l, uint32_t c)
 static void
 set_unint(struct limit *l, uint32_t c)
 {
-	struct gs_commit *r = &l->st->c[c];
+	struct repo_commit *r = &l->st->c[c];
 
-	if (r->flags & GS_UNINT)
+	if (r->flags & CF_UNINT)
 		return;
-	r->flags |= GS_UNINT;
-	if (r->flags & GS_QUEUED)
+	r->flags |= CF_UNINT;
+	if (r->flags & CF_QUEUED)
 		l->nint--;
 }
 
@@ -124,19 +124,19 @@ set_unint(struct limit *l, uint32_t c)
 static void
 mark_parents(struct limit *l, uint32_t c)
 {
-	struct graph_store *st = l->st;
+	struct repo_commits *st = l->st;
 	uint32_t i, x;
 
 	for (i = 0; i < st->c[c].npar; i++)
-		push(l, graph_store_parents(st, c)[i]);
+		push(l, repo_commits_parents(st, c)[i]);
 	while (l->nstack > 0) {
 		x = l->stack[--l->nstack];
-		if (st->c[x].flags & GS_UNINT)
+		if (st->c[x].flags & CF_UNINT)
 			continue;
 		set_unint(l, x);
-		if (st->c[x].flags & GS_PARSED)
+		if (st->c[x].flags & CF_PARSED)
 			for (i = 0; i < st->c[x].npar; i++)
-				push(l, graph_store_parents(st, x)[i]);
+				push(l, repo_commits_parents(st, x)[i]);
 	}
 }
 
@@ -144,10 +144,10 @@ mark_parents(struct limit *l, uint32_t c)
 static void
 enqueue(struct limit *l, uint32_t c)
 {
-	struct gs_commit *r = &l->st->c[c];
+	struct repo_commit *r = &l->st->c[c];
 
-	r->flags |= GS_SEEN | GS_QUEUED;
-	if (!(r->flags & GS_UNINT))
+	r->flags |= CF_SEEN | CF_QUEUED;
+	if (!(r->flags & CF_UNINT))
 		l->nint++;
 	wq_put(&l->q, r->date, c);
 }
@@ -157,31 +157,31 @@ static int
 process_parents(struct limit *l, uint32_t c, int first_parent,
     struct bd_error *err)
 {
-	struct graph_store *st = l->st;
+	struct repo_commits *st = l->st;
 	uint32_t i, p;
 	int rc;
 
-	if (st->c[c].flags & GS_ADDED)
+	if (st->c[c].flags & CF_ADDED)
 		return 0;
-	st->c[c].flags |= GS_ADDED;
-	if (st->c[c].flags & GS_UNINT) {
+	st->c[c].flags |= CF_ADDED;
+	if (st->c[c].flags & CF_UNINT) {
 		for (i = 0; i < st->c[c].npar; i++) {
-			p = graph_store_parents(st, c)[i];
+			p = repo_commits_parents(st, c)[i];
 			set_unint(l, p);
-			if (graph_store_parse(st, p, NULL) != 0)
+			if (repo_commits_parse(st, p, NULL) != 0)
 				continue;	/* git parses these gently */
 			if (st->c[p].npar > 0)
 				mark_parents(l, p);
-			if (!(st->c[p].flags & GS_SEEN))
+			if (!(st->c[p].flags & CF_SEEN))
 				enqueue(l, p);
 		}
 		return 0;
 	}
 	for (i = 0; i < st->c[c].npar; i++) {
-		p = graph_store_parents(st, c)[i];
-		if ((rc = graph_store_parse(st, p, err)) != 0)
+		p = repo_commits_parents(st, c)[i];
+		if ((rc = repo_commits_parse(st, p, err)) != 0)
 			return rc;
-		if (!(st->c[p].flags & GS_SEEN))
+		if (!(st->c[p].flags & CF_SEEN))
 			enqueue(l, p);
 		if (first_parent)
 			break;
@@ -204,7 +204,7 @@ still_interesting(struct limit *l, int64_t date, int slop)
 
 /* git's prepare_revision_walk and limit_list, start to end. */
 int
-graph_walk_limit(struct graph_store *st, const uint32_t *starts,
+repo_walk_limit(struct repo_commits *st, const uint32_t *starts,
     const uint8_t *neg, size_t nstarts, int first_parent, uint32_t **out,
     size_t *nout, struct bd_error *err)
 {
@@ -218,24 +218,24 @@ graph_walk_limit(struct graph_store *st, const uint32_t *starts,
 	l.st = st;
 	for (i = 0; i < nstarts; i++)
 		if (neg[i])
-			st->c[starts[i]].flags |= GS_UNINT;
+			st->c[starts[i]].flags |= CF_UNINT;
 	for (i = 0; i < nstarts; i++) {
 		c = starts[i];
-		if ((rc = graph_store_parse(st, c, err)) != 0)
+		if ((rc = repo_commits_parse(st, c, err)) != 0)
 			goto out;
-		if (st->c[c].flags & GS_UNINT)
+		if (st->c[c].flags & CF_UNINT)
 			mark_parents(&l, c);
-		if (!(st->c[c].flags & GS_SEEN))
+		if (!(st->c[c].flags & CF_SEEN))
 			enqueue(&l, c);
 	}
 	while (l.q.n > 0) {
 		c = wq_get(&l.q);
-		st->c[c].flags &= ~GS_QUEUED;
-		if (!(st->c[c].flags & GS_UNINT))
+		st->c[c].flags &= ~CF_QUEUED;
+		if (!(st->c[c].flags & CF_UNINT))
 			l.nint--;
 		if ((rc = process_parents(&l, c, first_parent, err)) != 0)
 			goto out;
-		if (st->c[c].flags & GS_UNINT) {
+		if (st->c[c].flags & CF_UNINT) {
 			mark_parents(&l, c);
 			slop = still_interesting(&l, date, slop);
 			if (slop > 0)
@@ -263,7 +263,7 @@ out:
 
 /* Paint state: a queue that may hold a commit several times. */
 struct paint {
-	struct graph_store *st;
+	struct repo_commits *st;
 	struct wq	 q;
 	size_t		 nonstale;	/* queue entries not yet stale */
 };
@@ -272,10 +272,10 @@ struct paint {
 static void
 paint_put(struct paint *pt, uint32_t c)
 {
-	struct gs_commit *r = &pt->st->c[c];
+	struct repo_commit *r = &pt->st->c[c];
 
 	r->qn++;
-	if (!(r->flags & GS_STALE))
+	if (!(r->flags & CF_STALE))
 		pt->nonstale++;
 	wq_put(&pt->q, r->date, c);
 }
@@ -284,16 +284,16 @@ paint_put(struct paint *pt, uint32_t c)
 static void
 paint_flag(struct paint *pt, uint32_t c, uint32_t flags)
 {
-	struct gs_commit *r = &pt->st->c[c];
+	struct repo_commit *r = &pt->st->c[c];
 
-	if ((flags & GS_STALE) && !(r->flags & GS_STALE))
+	if ((flags & CF_STALE) && !(r->flags & CF_STALE))
 		pt->nonstale -= r->qn;
 	r->flags |= flags;
 }
 
 /* Inserts c after every entry not older (commit_list_insert_by_date). */
 static void
-insert_by_date(const struct graph_store *st, uint32_t *a, size_t *n,
+insert_by_date(const struct repo_commits *st, uint32_t *a, size_t *n,
     uint32_t c)
 {
 	size_t i = *n;
@@ -308,7 +308,7 @@ insert_by_date(const struct graph_store *st, uint32_t *a, size_t *n,
 
 /* git's paint_down_to_common with a date-ordered queue. */
 static int
-paint_down(struct graph_store *st, uint32_t one, const uint32_t *twos,
+paint_down(struct repo_commits *st, uint32_t one, const uint32_t *twos,
     size_t ntwos, uint32_t **res, size_t *nres, struct bd_error *err)
 {
 	struct paint pt;
@@ -318,21 +318,21 @@ paint_down(struct graph_store *st, uint32_t one, const uint32_t *twos,
 
 	memset(&pt, 0, sizeof(pt));
 	pt.st = st;
-	paint_flag(&pt, one, GS_PARENT1);
+	paint_flag(&pt, one, CF_PARENT1);
 	paint_put(&pt, one);
 	for (k = 0; k < ntwos; k++) {
-		paint_flag(&pt, twos[k], GS_PARENT2);
+		paint_flag(&pt, twos[k], CF_PARENT2);
 		paint_put(&pt, twos[k]);
 	}
 	while (pt.nonstale > 0) {
 		c = wq_get(&pt.q);
 		st->c[c].qn--;
-		if (!(st->c[c].flags & GS_STALE))
+		if (!(st->c[c].flags & CF_STALE))
 			pt.nonstale--;
-		flags = st->c[c].flags & (GS_PARENT1 | GS_PARENT2 | GS_STALE);
-		if (flags == (GS_PARENT1 | GS_PARENT2)) {
-			if (!(st->c[c].flags & GS_RESULT)) {
-				st->c[c].flags |= GS_RESULT;
+		flags = st->c[c].flags & (CF_PARENT1 | CF_PARENT2 | CF_STALE);
+		if (flags == (CF_PARENT1 | CF_PARENT2)) {
+			if (!(st->c[c].flags & CF_RESULT)) {
+				st->c[c].flags |= CF_RESULT;
 				if (n == cap) {
 					cap = cap ? 2 * cap : 16;
 					out = xreallocarray(out, cap,
@@ -340,13 +340,13 @@ paint_down(struct graph_store *st, uint32_t one, const uint32_t *twos,
 				}
 				insert_by_date(st, out, &n, c);
 			}
-			flags |= GS_STALE;
+			flags |= CF_STALE;
 		}
 		for (i = 0; i < st->c[c].npar; i++) {
-			p = graph_store_parents(st, c)[i];
+			p = repo_commits_parents(st, c)[i];
 			if ((st->c[p].flags & flags) == flags)
 				continue;
-			if ((rc = graph_store_parse(st, p, err)) != 0)
+			if ((rc = repo_commits_parse(st, p, err)) != 0)
 				goto fail;
 			paint_flag(&pt, p, flags);
 			paint_put(&pt, p);
@@ -364,7 +364,7 @@ fail:
 
 /* git's remove_redundant without generation numbers, order kept. */
 static int
-remove_redundant(struct graph_store *st, uint32_t *a, size_t *n,
+remove_redundant(struct repo_commits *st, uint32_t *a, size_t *n,
     struct bd_error *err)
 {
 	uint8_t *red = xcalloc(*n, 1);
@@ -386,12 +386,12 @@ remove_redundant(struct graph_store *st, uint32_t *a, size_t *n,
 		if (rc != 0)
 			break;
 		free(common);
-		if (st->c[a[i]].flags & GS_PARENT2)
+		if (st->c[a[i]].flags & CF_PARENT2)
 			red[i] = 1;
 		for (j = 0; j < filled; j++)
-			if (st->c[work[j]].flags & GS_PARENT1)
+			if (st->c[work[j]].flags & CF_PARENT1)
 				red[idx[j]] = 1;
-		graph_store_clear(st, GS_PAINT_FLAGS);
+		repo_commits_clear(st, CF_PAINT_FLAGS);
 	}
 	for (i = j = 0; rc == 0 && i < *n; i++)
 		if (!red[i])
@@ -406,7 +406,7 @@ remove_redundant(struct graph_store *st, uint32_t *a, size_t *n,
 
 /* git's get_merge_bases_many, order included, for the merge-base check. */
 int
-graph_walk_merge_bases(struct graph_store *st, uint32_t one,
+repo_walk_merge_bases(struct repo_commits *st, uint32_t one,
     const uint32_t *twos, size_t ntwos, uint32_t **out, size_t *nout,
     struct bd_error *err)
 {
@@ -421,25 +421,25 @@ graph_walk_merge_bases(struct graph_store *st, uint32_t one,
 			*nout = 1;
 			return 0;
 		}
-	if ((rc = graph_store_parse(st, one, err)) != 0)
+	if ((rc = repo_commits_parse(st, one, err)) != 0)
 		return rc;
 	for (i = 0; i < ntwos; i++)
-		if ((rc = graph_store_parse(st, twos[i], err)) != 0)
+		if ((rc = repo_commits_parse(st, twos[i], err)) != 0)
 			return rc;
 	rc = paint_down(st, one, twos, ntwos, &list, &n, err);
 	if (rc != 0) {
-		graph_store_clear(st, GS_PAINT_FLAGS);
+		repo_commits_clear(st, CF_PAINT_FLAGS);
 		return rc;
 	}
 	res = xcalloc(n ? n : 1, sizeof(uint32_t));
 	for (i = 0; i < n; i++)
-		if (!(st->c[list[i]].flags & GS_STALE))
+		if (!(st->c[list[i]].flags & CF_STALE))
 			insert_by_date(st, res, &nres, list[i]);
 	free(list);
-	graph_store_clear(st, GS_PAINT_FLAGS);
+	repo_commits_clear(st, CF_PAINT_FLAGS);
 	if (nres > 1 && (rc = remove_redundant(st, res, &nres, err)) != 0) {
 		free(res);
-		graph_store_clear(st, GS_PAINT_FLAGS);
+		repo_commits_clear(st, CF_PAINT_FLAGS);
 		return rc;
 	}
 	*out = res;

@@ -5,48 +5,32 @@
  * gives git's answers: the merge-base check runs while some good revision
  * is not an ancestor of bad and one of the merge bases is still untested.
  */
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "bisect/graph.h"
-#include "bisect/graph_int.h"
 #include "common/xmalloc.h"
+#include "repo/commits.h"
+#include "repo/graph.h"
+#include "repo/next.h"
+#include "repo/walk.h"
 
 /* A zeroed answer can always be released. */
 void
-graph_next_init(struct graph_next *nx)
+repo_next_init(struct repo_next *nx)
 {
 	memset(nx, 0, sizeof(*nx));
 }
 
 /* Frees the candidate and skipped merge-base lists. */
 void
-graph_next_release(struct graph_next *nx)
+repo_next_release(struct repo_next *nx)
 {
 	free(nx->cands);
 	free(nx->skipped_mb);
 	memset(nx, 0, sizeof(*nx));
-}
-
-/* Users name revisions; the graph works on commit ids. */
-int
-graph_resolve(git_repository *repo, const char *rev, git_oid *out,
-    struct bd_error *err)
-{
-	git_object *obj, *commit;
-
-	if (git_revparse_single(&obj, repo, rev) != 0)
-		return bd_error_set(err, -ENOENT, "unknown revision '%s'", rev);
-	if (git_object_peel(&commit, obj, GIT_OBJECT_COMMIT) != 0) {
-		git_object_free(obj);
-		return bd_error_set(err, -EINVAL, "'%s' does not name a commit",
-		    rev);
-	}
-	git_oid_cpy(out, git_object_id(commit));
-	git_object_free(commit);
-	git_object_free(obj);
-	return 0;
 }
 
 /* Revision lists are short: a linear scan is enough. */
@@ -63,7 +47,7 @@ oid_in(const git_oid *oid, const git_oid *set, size_t n)
 
 /* git's words for a merge base that tested bad, with the commits named. */
 static int
-bad_merge_base(const struct graph_revs *revs, struct bd_error *err)
+bad_merge_base(const struct repo_revs *revs, struct bd_error *err)
 {
 	char bad[GIT_OID_HEXSZ + 1], hex[GIT_OID_HEXSZ + 1];
 	char goods[BD_ERROR_MAX];
@@ -91,8 +75,8 @@ bad_merge_base(const struct graph_revs *revs, struct bd_error *err)
  * Sets *done when nx holds that answer.
  */
 static int
-check_merge_bases(struct graph_store *st, const struct graph_revs *revs,
-    struct graph_next *nx, int *done, struct bd_error *err)
+check_merge_bases(struct repo_commits *st, const struct repo_revs *revs,
+    struct repo_next *nx, int *done, struct bd_error *err)
 {
 	uint32_t *starts, *list = NULL, *mbs = NULL;
 	uint8_t *neg;
@@ -105,16 +89,16 @@ check_merge_bases(struct graph_store *st, const struct graph_revs *revs,
 		return 0;
 	starts = xcalloc(revs->ngood + 1, sizeof(uint32_t));
 	neg = xcalloc(revs->ngood + 1, 1);
-	starts[0] = graph_store_lookup(st, &revs->bad);
+	starts[0] = repo_commits_lookup(st, &revs->bad);
 	neg[0] = 1;
 	for (i = 0; i < revs->ngood; i++)
-		starts[i + 1] = graph_store_lookup(st, &revs->good[i]);
-	rc = graph_walk_limit(st, starts, neg, revs->ngood + 1, 0, &list,
+		starts[i + 1] = repo_commits_lookup(st, &revs->good[i]);
+	rc = repo_walk_limit(st, starts, neg, revs->ngood + 1, 0, &list,
 	    &nlist, err);
 	if (rc != 0 || nlist == 0)
 		goto out;
-	graph_store_clear(st, GS_WALK_FLAGS);
-	rc = graph_walk_merge_bases(st, starts[0], starts + 1, revs->ngood,
+	repo_commits_clear(st, CF_WALK_FLAGS);
+	rc = repo_walk_merge_bases(st, starts[0], starts + 1, revs->ngood,
 	    &mbs, &nmb, err);
 	for (i = 0; rc == 0 && i < nmb; i++) {
 		mb = &st->c[mbs[i]].oid;
@@ -130,7 +114,7 @@ check_merge_bases(struct graph_store *st, const struct graph_revs *revs,
 			git_oid_cpy(&nx->skipped_mb[nx->nskipped_mb++], mb);
 			continue;
 		}
-		nx->kind = GRAPH_NEXT_TEST_MERGE_BASE;
+		nx->kind = REPO_NEXT_TEST_MERGE_BASE;
 		git_oid_cpy(&nx->commit, mb);
 		*done = 1;
 		break;
@@ -140,14 +124,14 @@ out:
 	free(list);
 	free(starts);
 	free(neg);
-	graph_store_clear(st, GS_WALK_FLAGS | GS_PAINT_FLAGS);
+	repo_commits_clear(st, CF_WALK_FLAGS | CF_PAINT_FLAGS);
 	return rc;
 }
 
 /* Maps git's choice on the loaded graph back to commit ids. */
 static int
-choose(struct graph_store *st, const struct graph_revs *revs,
-    struct graph_next *nx, struct bd_error *err)
+choose(struct repo_commits *st, const struct repo_revs *revs,
+    struct repo_next *nx, struct bd_error *err)
 {
 	struct graph g;
 	struct graph_choice c;
@@ -156,12 +140,12 @@ choose(struct graph_store *st, const struct graph_revs *revs,
 	size_t i;
 	int rc;
 
-	if ((rc = graph_load_store(&g, st, &revs->bad, revs->good,
+	if ((rc = repo_graph_load_commits(&g, st, &revs->bad, revs->good,
 	    revs->ngood, revs->flags, err)) != 0)
 		return rc;
 	skip = xcalloc(g.n, 1);
 	for (i = 0; i < revs->nskip; i++)
-		if ((x = graph_find(&g, &revs->skip[i])) >= 0)
+		if ((x = repo_graph_find(&g, &revs->skip[i])) >= 0)
 			skip[x] = 1;
 	rc = graph_git_choice(&g, skip, revs->nskip > 0, &c, err);
 	free(skip);
@@ -172,19 +156,19 @@ choose(struct graph_store *st, const struct graph_revs *revs,
 	nx->all = c.all;
 	nx->left = c.left;
 	nx->steps = c.steps;
-	git_oid_cpy(&nx->commit, &g.oids[c.commit]);
+	repo_graph_oid(&g, c.commit, &nx->commit);
 	switch (c.kind) {
 	case GRAPH_CHOICE_TEST:
-		nx->kind = GRAPH_NEXT_TEST;
+		nx->kind = REPO_NEXT_TEST;
 		break;
 	case GRAPH_CHOICE_FOUND:
-		nx->kind = GRAPH_NEXT_FOUND;
+		nx->kind = REPO_NEXT_FOUND;
 		break;
 	case GRAPH_CHOICE_ONLY_SKIPPED:
-		nx->kind = GRAPH_NEXT_ONLY_SKIPPED;
+		nx->kind = REPO_NEXT_ONLY_SKIPPED;
 		nx->cands = xcalloc(c.ncands ? c.ncands : 1, sizeof(git_oid));
 		for (i = 0; i < c.ncands; i++)
-			git_oid_cpy(&nx->cands[i], &g.oids[c.cands[i]]);
+			repo_graph_oid(&g, c.cands[i], &nx->cands[i]);
 		nx->ncands = c.ncands;
 		break;
 	}
@@ -193,20 +177,20 @@ choose(struct graph_store *st, const struct graph_revs *revs,
 	return 0;
 }
 
-/* A store kept across steps, as in one git process. */
-struct graph_session {
-	struct graph_store st;
+/* A commit cache kept across steps, as in one git process. */
+struct repo_next_session {
+	struct repo_commits st;
 };
 
-/* One store for the whole session, as one git process has. */
+/* One commit cache for the whole session, as one git process has. */
 int
-graph_session_new(struct graph_session **sp, git_repository *repo,
+repo_next_session_new(struct repo_next_session **sp, git_repository *repo,
     struct bd_error *err)
 {
-	struct graph_session *s = xcalloc(1, sizeof(*s));
+	struct repo_next_session *s = xcalloc(1, sizeof(*s));
 	int rc;
 
-	if ((rc = graph_store_init(&s->st, repo, err)) != 0) {
+	if ((rc = repo_commits_init(&s->st, repo, err)) != 0) {
 		free(s);
 		return rc;
 	}
@@ -214,53 +198,53 @@ graph_session_new(struct graph_session **sp, git_repository *repo,
 	return 0;
 }
 
-/* Releases the store and every parsed commit. */
+/* Releases the cache and every parsed commit. */
 void
-graph_session_free(struct graph_session *s)
+repo_next_session_free(struct repo_next_session *s)
 {
 	if (s == NULL)
 		return;
-	graph_store_release(&s->st);
+	repo_commits_release(&s->st);
 	free(s);
 }
 
 /* One step; marks from the last step go, parsed commits stay. */
 int
-graph_session_next(struct graph_session *s, const struct graph_revs *revs,
-    struct graph_next *nx, struct bd_error *err)
+repo_next_session_step(struct repo_next_session *s,
+    const struct repo_revs *revs, struct repo_next *nx, struct bd_error *err)
 {
 	char hex[GIT_OID_HEXSZ + 1];
 	int rc = 0, done = 0;
 
-	graph_next_init(nx);
+	repo_next_init(nx);
 	if (oid_in(&revs->bad, revs->good, revs->ngood)) {
 		git_oid_tostr(hex, sizeof(hex), &revs->bad);
 		return bd_error_set(err, -EINVAL, "%s was both good and bad: "
 		    "a good revision is the same commit as the bad one", hex);
 	}
 	/* Flags go, parsed commits stay: git clears marks between walks. */
-	graph_store_clear(&s->st, GS_WALK_FLAGS | GS_PAINT_FLAGS);
-	if (!(revs->flags & GRAPH_ANCESTORS_OK))
+	repo_commits_clear(&s->st, CF_WALK_FLAGS | CF_PAINT_FLAGS);
+	if (!(revs->flags & REPO_GRAPH_ANCESTORS_OK))
 		rc = check_merge_bases(&s->st, revs, nx, &done, err);
 	if (rc == 0 && !done)
 		rc = choose(&s->st, revs, nx, err);
 	if (rc != 0)
-		graph_next_release(nx);
+		repo_next_release(nx);
 	return rc;
 }
 
 /* One step in a fresh session, as one `git bisect` command. */
 int
-graph_next(git_repository *repo, const struct graph_revs *revs,
-    struct graph_next *nx, struct bd_error *err)
+repo_next(git_repository *repo, const struct repo_revs *revs,
+    struct repo_next *nx, struct bd_error *err)
 {
-	struct graph_session *s;
+	struct repo_next_session *s;
 	int rc;
 
-	graph_next_init(nx);
-	if ((rc = graph_session_new(&s, repo, err)) != 0)
+	repo_next_init(nx);
+	if ((rc = repo_next_session_new(&s, repo, err)) != 0)
 		return rc;
-	rc = graph_session_next(s, revs, nx, err);
-	graph_session_free(s);
+	rc = repo_next_session_step(s, revs, nx, err);
+	repo_next_session_free(s);
 	return rc;
 }

@@ -1,0 +1,246 @@
+/*
+ * The report tests' fixture loader: JSON files mirroring struct
+ * report_input, so that each golden report has a readable input.
+ */
+#include <criterion/criterion.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <jansson.h>
+
+#include "bisect/report.h"
+#include "common/xmalloc.h"
+#include "tests/support/report_fixture.h"
+
+/* Fixtures live in the source tree, wherever the tests run from. */
+char *
+report_fixture_path(const char *name)
+{
+	const char *src = getenv("BISECTD_SRCDIR");
+	char *p;
+
+	xasprintf(&p, "%s/tests/fixtures/report/%s", src ? src : ".", name);
+	return p;
+}
+
+static const char *
+jstr(json_t *o, const char *key)
+{
+	json_t *v = json_object_get(o, key);
+
+	return json_is_string(v) ? json_string_value(v) : NULL;
+}
+
+static int
+name_index(const char *s, const char *const *names, int n)
+{
+	int i;
+
+	for (i = 0; s != NULL && i < n; i++) {
+		if (strcmp(s, names[i]) == 0)
+			return i;
+	}
+	cr_assert_fail("fixture: unknown name \"%s\"", s ? s : "(none)");
+	return 0;
+}
+
+static void
+fixture_commit(json_t *o, struct report_commit *c)
+{
+	c->sha = jstr(o, "sha");
+	c->subject = jstr(o, "subject");
+	c->author = jstr(o, "author");
+	c->committer = jstr(o, "committer");
+	c->date = jstr(o, "date");
+}
+
+static void
+fixture_side(json_t *o, struct report_side *s, struct report_value **vp)
+{
+	json_t *vals = json_object_get(o, "values"), *arr, *v;
+	const char *metric;
+	size_t n = 0, i;
+
+	s->sha = jstr(o, "sha");
+	s->subject = jstr(o, "subject");
+	s->runs = (size_t)json_integer_value(json_object_get(o, "runs"));
+	json_object_foreach(vals, metric, arr)
+		n += json_array_size(arr);
+	*vp = xcalloc(n ? n : 1, sizeof(**vp));
+	json_object_foreach(vals, metric, arr) {
+		json_array_foreach(arr, i, v) {
+			(*vp)[s->n_values].metric = metric;
+			(*vp)[s->n_values++].value = json_number_value(v);
+		}
+	}
+	s->values = *vp;
+}
+
+static double *
+fixture_doubles(json_t *arr, size_t *n)
+{
+	double *d = xcalloc(json_array_size(arr) + 1, sizeof(*d));
+	json_t *v;
+	size_t i;
+
+	json_array_foreach(arr, i, v)
+		d[i] = json_number_value(v);
+	*n = json_array_size(arr);
+	return d;
+}
+
+static const char **
+fixture_strings(json_t *arr, size_t *n)
+{
+	const char **s = xcalloc(json_array_size(arr) + 1, sizeof(*s));
+	json_t *v;
+	size_t i;
+
+	json_array_foreach(arr, i, v)
+		s[i] = json_string_value(v);
+	*n = json_array_size(arr);
+	return s;
+}
+
+/* The JSON array root[key] and a zeroed C array of as many elements. */
+static json_t *
+fixture_array(struct report_fixture *f, const char *key, size_t size,
+    void **out, size_t *n)
+{
+	json_t *a = json_object_get(f->root, key);
+
+	*n = json_array_size(a);
+	*out = xcalloc(*n + 1, size);
+	return a;
+}
+
+/* Lists of structs, each entry a JSON array of its fields in order. */
+static void
+fixture_lists(struct report_fixture *f)
+{
+	static const char *const classes[] = { "unclassified", "good", "bad" };
+	struct report_input *in = &f->in;
+	json_t *a, *v;
+	size_t i;
+
+	a = fixture_array(f, "params", sizeof(*f->params), (void **)&f->params,
+	    &in->n_params);
+	json_array_foreach(a, i, v)
+		f->params[i] = (struct report_param){
+		    json_string_value(json_array_get(v, 0)),
+		    json_string_value(json_array_get(v, 1)) };
+	in->params = f->params;
+
+	a = fixture_array(f, "parents", sizeof(*f->parents),
+	    (void **)&f->parents, &in->n_parents);
+	json_array_foreach(a, i, v)
+		fixture_commit(v, &f->parents[i]);
+	in->parents = f->parents;
+
+	a = fixture_array(f, "samples", sizeof(*f->samples),
+	    (void **)&f->samples, &in->n_samples);
+	json_array_foreach(a, i, v)
+		f->samples[i] = (struct report_sample){
+		    json_string_value(json_array_get(v, 0)),
+		    (long)json_integer_value(json_array_get(v, 1)),
+		    json_number_value(json_array_get(v, 2)),
+		    (enum report_class)name_index(json_string_value(
+		    json_array_get(v, 3)), classes, 3) };
+	in->samples = f->samples;
+
+	a = fixture_array(f, "candidates", sizeof(*f->cands),
+	    (void **)&f->cands, &in->n_candidates);
+	json_array_foreach(a, i, v)
+		f->cands[i] = (struct report_candidate){
+		    json_string_value(json_array_get(v, 0)),
+		    json_string_value(json_array_get(v, 1)),
+		    json_number_value(json_array_get(v, 2)) };
+	in->candidates = f->cands;
+}
+
+/* Every field of struct report_input has a JSON twin, checked as read. */
+void
+report_fixture_load(struct report_fixture *f, const char *name)
+{
+	static const char *const kinds[] = { "culprit", "inconclusive",
+	    "not_reproduced" };
+	static const char *const dirs[] = { "higher_is_better",
+	    "lower_is_better", "pass_fail", "unknown" };
+	struct report_input *in = &f->in;
+	char *path = report_fixture_path(name);
+	json_error_t jerr;
+	json_t *r;
+
+	memset(f, 0, sizeof(*f));
+	f->root = r = json_load_file(path, 0, &jerr);
+	cr_assert_not_null(r, "%s: %s (line %d)", path, jerr.text, jerr.line);
+	free(path);
+	report_input_init(in);
+	in->kind = (enum report_kind)name_index(jstr(r, "kind"), kinds, 3);
+	in->direction = (enum report_direction)name_index(jstr(r, "direction"),
+	    dirs, 4);
+	in->id = jstr(r, "id");
+	in->branch = jstr(r, "branch");
+	in->repo_url = jstr(r, "repo_url");
+	in->benchmark = jstr(r, "benchmark");
+	in->host_group = jstr(r, "host_group");
+	in->metric = jstr(r, "metric");
+	in->bad_rev = jstr(r, "bad");
+	in->verdict_note = jstr(r, "verdict_note");
+	in->bench_config = jstr(r, "bench_config");
+	in->confidence = json_number_value(json_object_get(r, "confidence"));
+	in->target_confidence = json_number_value(json_object_get(r,
+	    "target_confidence"));
+	in->max_samples = (size_t)json_integer_value(json_object_get(r,
+	    "max_samples"));
+	in->first_parent = json_is_true(json_object_get(r, "first_parent"));
+	in->total_samples = (size_t)json_integer_value(json_object_get(r,
+	    "total_samples"));
+	in->machine_seconds = json_number_value(json_object_get(r,
+	    "machine_seconds"));
+	in->n_positions = (long)json_integer_value(json_object_get(r,
+	    "n_positions"));
+	if (json_object_get(r, "culprit_position") != NULL)
+		in->culprit_position = (long)json_integer_value(
+		    json_object_get(r, "culprit_position"));
+	in->n_candidates_total = (size_t)json_integer_value(
+	    json_object_get(r, "n_candidates_total"));
+	if (json_object_get(r, "culprit") != NULL)
+		fixture_commit(json_object_get(r, "culprit"), &in->culprit);
+	f->good = fixture_strings(json_object_get(r, "good"),
+	    &in->n_good_revs);
+	in->good_revs = f->good;
+	f->log = fixture_strings(json_object_get(r, "bisect_log"),
+	    &in->n_bisect_log);
+	in->bisect_log = f->log;
+	f->endpoints[0] = fixture_doubles(json_object_get(r, "good_samples"),
+	    &in->n_good_samples);
+	f->endpoints[1] = fixture_doubles(json_object_get(r, "bad_samples"),
+	    &in->n_bad_samples);
+	in->good_samples = f->endpoints[0];
+	in->bad_samples = f->endpoints[1];
+	if (json_object_get(r, "base") != NULL)
+		fixture_side(json_object_get(r, "base"), &in->base,
+		    &f->values[0]);
+	if (json_object_get(r, "head") != NULL)
+		fixture_side(json_object_get(r, "head"), &in->head,
+		    &f->values[1]);
+	fixture_lists(f);
+}
+
+/* The arrays were allocated here, the strings belong to the JSON. */
+void
+report_fixture_release(struct report_fixture *f)
+{
+	free(f->params);
+	free(f->parents);
+	free(f->good);
+	free(f->values[0]);
+	free(f->values[1]);
+	free(f->endpoints[0]);
+	free(f->endpoints[1]);
+	free(f->samples);
+	free(f->cands);
+	free(f->log);
+	json_decref(f->root);
+}
