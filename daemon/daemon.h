@@ -5,7 +5,10 @@
  * bisectd's main loads the configuration, optionally detaches, then calls
  * daemon_init(), daemon_run() and daemon_release().  struct daemon owns
  * everything it points to; handlers reach it through the command layer and
- * must not keep pointers into d->cfg across a reload (it is replaced whole).
+ * must not keep pointers into d->cfg across a reload (it is replaced whole)
+ * unless they take a config_hold() on it: a replaced configuration is freed
+ * when the last hold on it is dropped (each run holds the one it started
+ * under).
  */
 #ifndef DAEMON_DAEMON_H
 #define DAEMON_DAEMON_H
@@ -28,10 +31,6 @@ struct daemon {
 	char		*config_path;	/* reloaded from here */
 	struct store	*store;
 	struct sched	*sched;		/* bisections, hosts, jobs */
-	/* Configurations replaced by reloads: running jobs may still point
-	 * into them, so they live until the daemon exits. */
-	struct config	*retired;
-	size_t		 nretired;
 	struct ctl_server ctl;
 	uv_signal_t	 sigint;
 	uv_signal_t	 sigterm;
