@@ -2,6 +2,7 @@
 #include <sys/wait.h>
 
 #include <fcntl.h>
+#include <grp.h>
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
@@ -147,6 +148,31 @@ daemon_start_loop(struct daemon *d, int fd, struct bd_error *err)
 	}
 	/* Handlers are in place: signals held since main may arrive now. */
 	daemon_signals_unblock();
+	return 0;
+}
+
+/*
+ * What startup would refuse that the file's syntax cannot show, so that
+ * `bisectd -n` and a start agree: for now, that socket_group exists.
+ */
+int
+daemon_config_check(const struct config *cfg, struct bd_error *err)
+{
+	const char *group = cfg->daemon.socket_group;
+	struct group gr, *grp = NULL;
+	char buf[4096];
+	int rc;
+
+	if (group == NULL)
+		return 0;
+	rc = getgrnam_r(group, &gr, buf, sizeof(buf), &grp);
+	if (rc != 0)
+		return bd_error_set(err, -rc, "%s: [daemon] socket_group: "
+		    "cannot look up group %s: %s", cfg->path, group,
+		    strerror(rc));
+	if (grp == NULL)
+		return bd_error_set(err, -ENOENT, "%s: [daemon] socket_group: "
+		    "no such group '%s'", cfg->path, group);
 	return 0;
 }
 
@@ -347,7 +373,21 @@ daemon_reload(struct daemon *d, struct config_errors *errs,
 	/* Runs still going keep their holds: freed when the last ends. */
 	config_release(&old);
 	log_info("reload: %s applied", d->config_path);
+	if (config_retired_count() > 0)
+		log_info("reload: %zu replaced configuration%s kept until the "
+		    "runs started under %s end", config_retired_count(),
+		    config_retired_count() == 1 ? "" : "s",
+		    config_retired_count() == 1 ? "it" : "them");
 	return 0;
+}
+
+/* Says when a configuration replaced by a reload is finally freed. */
+void
+daemon_config_drop(struct config_hold *h)
+{
+	if (config_drop(h))
+		log_info("a replaced configuration was freed (%zu still kept)",
+		    config_retired_count());
 }
 
 /* Runs after the loop ended, in the order the shutdown promises. */

@@ -43,6 +43,11 @@ struct daemon {
 };
 
 /*
+ * Checks what startup needs beyond the file's syntax (the socket_group
+ * exists).  Returns 0, or a negative errno with err naming file and key.
+ */
+int	daemon_config_check(const struct config *cfg, struct bd_error *err);
+/*
  * Takes ownership of *cfg (left initialised and empty), opens the store,
  * binds the control socket and installs the signal handlers.  On failure
  * returns a negative errno with err filled; daemon_release() still cleans up.
@@ -56,11 +61,19 @@ void	daemon_shutdown(struct daemon *d);
 /*
  * Reads the configuration file again and swaps it in when it is valid.
  * Returns 0, or -EINVAL with every error in errs (caller releases errs) and
- * the old configuration kept.  Names of changed settings that only take
- * effect after a restart are appended to restart_needed when not NULL.
+ * the old configuration kept.  Every changed key is compared from the
+ * config tables: live ones are applied, and those that only take effect
+ * after a restart are appended to restart_needed when not NULL ("socket"
+ * for a [daemon] key, "[host a] port", "[host b]" for a section added or
+ * removed, and "hosts" once for any [host] change).
  */
 int	daemon_reload(struct daemon *d, struct config_errors *errs,
 	    json_t *restart_needed);
+/*
+ * Drops a hold a run took with config_hold(&d->cfg) when it started,
+ * logging when that frees a configuration a reload replaced.
+ */
+void	daemon_config_drop(struct config_hold *h);
 /* Closes the store, removes the socket file and frees everything. */
 void	daemon_release(struct daemon *d);
 

@@ -147,7 +147,7 @@ sched_probe_free(struct bisection *b, struct bisection_probe *p)
 {
 	TAILQ_REMOVE(&b->probes, p, entry);
 	b->nprobes--;
-	config_drop(p->cfg_hold);
+	daemon_config_drop(p->cfg_hold);
 	free(p);
 }
 
