@@ -216,9 +216,10 @@ void	config_diff(const struct config *old, const struct config *new,
 	    config_change_fn *fn, void *arg);
 
 /*
- * The table's defaults for a host or benchmark built by hand (tests, tools):
- * every key with a default is set and allocated as config_load would;
- * release with config_host_release() or by freeing the fields.
+ * The rows' defaults for a host or benchmark built by hand (tests, tools):
+ * every key with a default is set as config_load would set it.  A host's
+ * group and workdir are allocated (config_host_release frees them); a
+ * benchmark's defaults are numbers only.
  */
 void	config_host_defaults(struct config_host *h);
 void	config_benchmark_defaults(struct config_benchmark *b);

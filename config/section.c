@@ -107,7 +107,9 @@ static const struct config_key config_host_keys[] = {
 
 /*
  * A run looks its benchmark up when it starts and holds that configuration
- * until it ends, so a changed benchmark applies from the next run on.
+ * until it ends, so a changed benchmark applies from the next run on
+ * (metrics and min_change: from the next bisection, which reads them when
+ * it loads).
  */
 static const struct config_key config_benchmark_keys[] = {
 	KEY(config_benchmark, build, string, 0, 0, 0, NULL, LIVE,
