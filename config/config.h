@@ -191,6 +191,7 @@ struct config_key_info {
 	const char	*section;	/* "daemon", "repo", "host", ... */
 	int		 named;		/* 1: [TYPE NAME] */
 	const char	*key;
+	const char	*kind;		/* "duration", "path", "command", ... */
 	const char	*def;		/* default as the file writes it; NULL: none */
 	int		 required;
 	enum config_reload reload;

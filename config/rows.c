@@ -52,6 +52,35 @@ config_benchmark_defaults(struct config_benchmark *b)
 	config_section_defaults(config_section_find("benchmark"), b);
 }
 
+/* What a value looks like, by its parser, for documentation. */
+static const struct {
+	config_parse_fn	 parse;
+	const char	*kind;
+} config_kinds[] = {
+	{ config_value_string, "text" },
+	{ config_value_path, "path" },
+	{ config_value_name, "name" },
+	{ config_value_address, "address" },
+	{ config_value_uint, "number" },
+	{ config_value_mode, "octal mode" },
+	{ config_value_duration, "duration" },
+	{ config_value_fraction, "fraction" },
+	{ config_value_enum, "word" },
+	{ config_value_roles, "roles" },
+	{ config_value_metrics, "metrics" },
+};
+
+static const char *
+config_kind(const struct config_key *key)
+{
+	size_t i;
+
+	for (i = 0; i < CONFIG_NITEMS(config_kinds); i++)
+		if (config_kinds[i].parse == key->parse)
+			return config_kinds[i].kind;
+	return "text";
+}
+
 /* The man page and the example's test walk the rows through this. */
 int
 config_key_at(size_t idx, struct config_key_info *out)
@@ -69,6 +98,7 @@ config_key_at(size_t idx, struct config_key_info *out)
 		out->section = def->type;
 		out->named = def->named;
 		out->key = def->keys[idx].name;
+		out->kind = config_kind(&def->keys[idx]);
 		out->def = def->keys[idx].def;
 		out->required = (def->keys[idx].flags & CONFIG_KEY_REQUIRED) != 0;
 		out->reload = def->keys[idx].reload;

@@ -71,6 +71,7 @@ CFGT_TEST(rows_are_walkable_and_documented)
 	cr_assert_eq(config_key_at((size_t)row_find("host", "keepalive"), &ki),
 	    0);
 	cr_expect_str_eq(ki.def, "15s");
+	cr_expect_str_eq(ki.kind, "duration");
 	cr_expect_eq(ki.reload, CONFIG_RELOAD_RESTART);
 	cr_assert_eq(config_key_at((size_t)row_find("daemon", "log_level"),
 	    &ki), 0);
