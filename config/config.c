@@ -102,6 +102,8 @@ config_release(struct config *cfg)
 {
 	size_t i;
 
+	if (config_retire(cfg))
+		return;
 	free(cfg->path);
 	free(cfg->daemon.socket);
 	free(cfg->daemon.socket_group);

@@ -3,8 +3,13 @@
  *
  * config_load() fills a struct config or collects every error it finds, each
  * naming file:line and the key.  The struct owns all its strings and arrays;
- * config_release() frees them.  A loaded config is never modified afterwards:
+ * config_release() frees them, or leaves them to the last holder when a
+ * config_hold() is still out.  A loaded config is never modified afterwards:
  * SIGHUP loads a new one and swaps it in whole.
+ *
+ * Every key is one row of a table in config/section.c with its default
+ * (the text a user would write), its reload class and a one-line doc;
+ * config_key_at() walks the rows, config_diff() compares two configs by them.
  */
 #ifndef CONFIG_CONFIG_H
 #define CONFIG_CONFIG_H
@@ -25,6 +30,12 @@
 #define CONFIG_DEFAULT_GROUP	"default"
 #define CONFIG_EX_CONFIG	78	/* sysexits.h EX_CONFIG */
 #define CONFIG_DURATION_MAX_MS	(365ULL * 24 * 60 * 60 * 1000)	/* 365d */
+
+/* What a reload does with a changed key. */
+enum config_reload {
+	CONFIG_RELOAD_LIVE = 0,		/* read where it is used: applies at once */
+	CONFIG_RELOAD_RESTART,		/* opened or copied at startup */
+};
 
 enum config_host_key_policy {
 	CONFIG_HOST_KEY_STRICT = 0,	/* unknown or changed key: refuse */
@@ -122,8 +133,11 @@ struct config_sweep {
 	int		 line;
 };
 
+struct config_hold;
+
 struct config {
 	char			*path;		/* absolute path of the file */
+	struct config_hold	*holds;		/* NULL until config_hold() */
 	struct config_daemon	 daemon;
 	struct config_repo	 repo;
 	struct config_host	*hosts;
@@ -153,8 +167,64 @@ void	config_init(struct config *cfg);
  */
 int	config_load(struct config *cfg, const char *path,
 	    struct config_errors *errs);
-/* Frees everything cfg owns and leaves it as config_init does. */
+/*
+ * Frees everything cfg owns and leaves it as config_init does.  When holds
+ * taken with config_hold() are still out, what cfg owned moves to them and
+ * is freed by the last config_drop() instead.
+ */
 void	config_release(struct config *cfg);
+/*
+ * Takes a hold on what cfg owns (its strings and arrays, so pointers to its
+ * hosts and benchmarks), valid until config_drop() even when cfg is
+ * released or overwritten meanwhile.  Holds are counted, not thread-safe.
+ */
+struct config_hold *config_hold(const struct config *cfg);
+/*
+ * Drops one hold.  Returns 1 when it was the last hold on a released
+ * configuration, which is then freed, and 0 otherwise.
+ */
+int	config_drop(struct config_hold *h);
+/* Configurations released while held and not yet freed, in this process. */
+size_t	config_retired_count(void);
+
+/* One row of the key tables, for documentation and checks. */
+struct config_key_info {
+	const char	*section;	/* "daemon", "repo", "host", ... */
+	int		 named;		/* 1: [TYPE NAME] */
+	const char	*key;
+	const char	*kind;		/* "duration", "path", "command", ... */
+	const char	*def;		/* default as the file writes it; NULL: none */
+	int		 required;
+	enum config_reload reload;
+	const char	*doc;		/* one sentence */
+};
+/* Row idx of all sections in file order: 0, or -ENOENT past the last. */
+int	config_key_at(size_t idx, struct config_key_info *out);
+
+/* A key (or a whole named section) that differs between two configs. */
+struct config_change {
+	const char	*section;	/* "daemon", "host", ... */
+	const char	*name;		/* of a named section; NULL otherwise */
+	const char	*key;		/* NULL: the section was added or removed */
+	enum config_reload reload;
+};
+typedef void	config_change_fn(void *arg, const struct config_change *c);
+/*
+ * Calls fn for every key whose value differs between old and new, section
+ * instance by instance, and for every named section only one of them has.
+ * Pointers in the change live as long as old and new.
+ */
+void	config_diff(const struct config *old, const struct config *new,
+	    config_change_fn *fn, void *arg);
+
+/*
+ * The rows' defaults for a host or benchmark built by hand (tests, tools):
+ * every key with a default is set as config_load would set it.  A host's
+ * group and workdir are allocated (config_host_release frees them); a
+ * benchmark's defaults are numbers only.
+ */
+void	config_host_defaults(struct config_host *h);
+void	config_benchmark_defaults(struct config_benchmark *b);
 void	config_errors_release(struct config_errors *errs);
 /* A deep copy of one host, freed with config_host_release(). */
 void	config_host_copy(struct config_host *dst,

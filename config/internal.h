@@ -47,6 +47,11 @@ enum config_key_flag {
 	CONFIG_KEY_URL = 1 << 2,	/* user-info hidden in JSON output */
 };
 
+/*
+ * One key of a section.  Its default is the text a user would write, fed
+ * to the same parser when the section begins, so a default cannot differ
+ * from what the file would give; NULL means unset (or required).
+ */
 struct config_key {
 	const char	*name;
 	config_parse_fn	 parse;
@@ -54,6 +59,9 @@ struct config_key {
 	int		 flags;		/* enum config_key_flag bits */
 	uint64_t	 min, max;	/* for integers */
 	const struct name_value *words; /* for enums, stored as an int */
+	const char	*def;		/* default, as written in the file */
+	enum config_reload reload;	/* what a reload does with a change */
+	const char	*doc;		/* one line, a full sentence */
 };
 
 struct config_section_def {
@@ -61,6 +69,8 @@ struct config_section_def {
 	int			 named;
 	const struct config_key	*keys;
 	size_t			 nkeys;
+	/* What a reload does with an added or removed named section. */
+	enum config_reload	 reload;
 	/* Makes room for the section; 0, or -1 after reporting an error. */
 	int			(*begin)(struct config_ctx *, const char *name);
 	/* The struct the keys of the current section fill. */
@@ -113,7 +123,12 @@ void	config_error(struct config_ctx *ctx, int line, const char *label,
 
 /* section.c */
 const struct config_section_def *config_section_find(const char *type);
+/* The section types in file order; *n is set to their count. */
+const struct config_section_def *config_section_all(size_t *n);
 void	config_defaults(struct config *cfg);
+/* Sets every key of def that has a default in base, from its text. */
+void	config_section_defaults(const struct config_section_def *def,
+	    void *base);
 void	config_section_start(struct config_ctx *ctx, const char *text,
 	    size_t len);
 void	config_section_skip(struct config_ctx *ctx);
@@ -121,6 +136,15 @@ void	config_section_end(struct config_ctx *ctx);
 void	config_section_key(struct config_ctx *ctx, const char *name,
 	    const char *value);
 void	config_check_references(struct config_ctx *ctx);
+
+/* reload.c */
+/* 1 when holds are out and took over what cfg owned; cfg is then empty. */
+int	config_retire(struct config *cfg);
+
+/* json.c */
+/* 1 when key holds the same value in the section structs a and b. */
+int	config_key_equal(const struct config_key *key, const void *a,
+	    const void *b);
 
 /* value.c */
 extern const struct name_value config_host_key_words[];

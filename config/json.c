@@ -139,6 +139,18 @@ static const struct {
 	{ config_value_metrics, config_json_metrics, "" },
 };
 
+/* The row of config_json_types for a key's parser; a key without one is a bug. */
+static size_t
+config_json_type(const struct config_key *key)
+{
+	size_t t;
+
+	for (t = 0; t < CONFIG_NITEMS(config_json_types); t++)
+		if (config_json_types[t].parse == key->parse)
+			return t;
+	abort();	/* a key type without an emitter */
+}
+
 /* One section's struct as an object, keys in table order. */
 static json_t *
 config_json_section(const char *type, const void *base, const char *name)
@@ -154,11 +166,7 @@ config_json_section(const char *type, const void *base, const char *name)
 		json_object_set_new(o, "name", json_string(name));
 	for (i = 0; i < def->nkeys; i++) {
 		key = &def->keys[i];
-		for (t = 0; t < CONFIG_NITEMS(config_json_types); t++)
-			if (config_json_types[t].parse == key->parse)
-				break;
-		if (t == CONFIG_NITEMS(config_json_types))
-			abort();	/* a key type without an emitter */
+		t = config_json_type(key);
 		emit = key->flags & CONFIG_KEY_URL ? config_json_url :
 		    config_json_types[t].emit;
 		snprintf(field, sizeof(field), "%s%s", key->name,
@@ -166,6 +174,22 @@ config_json_section(const char *type, const void *base, const char *name)
 		json_object_set_new(o, field, emit(key, base));
 	}
 	return o;
+}
+
+/*
+ * Values compare as their JSON does, with nothing hidden (a changed token
+ * in a URL is a change), so every value type needs only its emitter.
+ */
+int
+config_key_equal(const struct config_key *key, const void *a, const void *b)
+{
+	config_json_fn emit = config_json_types[config_json_type(key)].emit;
+	json_t *x = emit(key, a), *y = emit(key, b);
+	int eq = json_equal(x, y);
+
+	json_decref(x);
+	json_decref(y);
+	return eq;
 }
 
 json_t *

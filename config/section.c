@@ -14,79 +14,151 @@
 #include "config/internal.h"
 #include "common/log.h"
 
-#define KEY(st, name, fn, flags, lo, hi) \
+/*
+ * Rows: KEY for a field named as its key, KEYF for a field of another name,
+ * KEYE for an enum.  D is the default as the file would write it (NULL:
+ * none), R the reload class, and the last word the one-line doc.
+ */
+#define KEY(st, name, fn, flags, lo, hi, d, r, doc) \
 	{ #name, config_value_##fn, offsetof(struct st, name), flags, lo, hi, \
-	  NULL }
-#define KEYF(st, name, field, fn, flags) \
+	  NULL, d, r, doc }
+#define KEYF(st, name, field, fn, flags, d, r, doc) \
 	{ #name, config_value_##fn, offsetof(struct st, field), flags, 0, 0, \
-	  NULL }
-#define KEYE(st, name, words) \
-	{ #name, config_value_enum, offsetof(struct st, name), 0, 0, 0, words }
+	  NULL, d, r, doc }
+#define KEYE(st, name, words, d, r, doc) \
+	{ #name, config_value_enum, offsetof(struct st, name), 0, 0, 0, \
+	  words, d, r, doc }
 #define REQ	CONFIG_KEY_REQUIRED
+#define LIVE	CONFIG_RELOAD_LIVE
+#define RESTART	CONFIG_RELOAD_RESTART
 
+/*
+ * [daemon]: the socket and database are opened once; everything else is
+ * read from the configuration in effect where it is used, or re-applied by
+ * the daemon's reload (log level, caps, socket permissions).
+ */
 static const struct config_key config_daemon_keys[] = {
-	KEY(config_daemon, socket, path, 0, 0, 0),
-	KEY(config_daemon, socket_mode, mode, 0, 0, 0),
-	KEY(config_daemon, socket_group, name, 0, 0, 0),
-	KEY(config_daemon, database, path, 0, 0, 0),
-	KEY(config_daemon, workdir, path, 0, 0, 0),
-	KEYE(config_daemon, log_level, log_level_words),
-	KEY(config_daemon, max_clients, uint, 0, 1, 100000),
-	KEY(config_daemon, max_clients_per_uid, uint, 0, 1, 100000),
-	KEY(config_daemon, report_hook, string, 0, 0, 0),
+	KEY(config_daemon, socket, path, 0, 0, 0, CONFIG_DEFAULT_SOCKET,
+	    RESTART, "Path of the control socket."),
+	KEY(config_daemon, socket_mode, mode, 0, 0, 0, "0660", LIVE,
+	    "Mode of the socket file, octal, at most 0777."),
+	KEY(config_daemon, socket_group, name, 0, 0, 0, NULL, LIVE,
+	    "Group owning the socket, so that its members may use bisectctl; "
+	    "unset, the daemon's own group."),
+	KEY(config_daemon, database, path, 0, 0, 0, CONFIG_DEFAULT_DATABASE,
+	    RESTART, "SQLite database holding every bisection and sample."),
+	KEY(config_daemon, workdir, path, 0, 0, 0, CONFIG_DEFAULT_WORKDIR,
+	    LIVE, "Directory for step logs, artifacts and reports."),
+	KEYE(config_daemon, log_level, log_level_words, "info", LIVE,
+	    "Least severe messages logged: error, warn, info or debug."),
+	KEY(config_daemon, max_clients, uint, 0, 1, 100000, "64", LIVE,
+	    "Control connections at once, all clients together."),
+	KEY(config_daemon, max_clients_per_uid, uint, 0, 1, 100000, "16", LIVE,
+	    "Control connections at once from one uid, at most max_clients."),
+	KEY(config_daemon, report_hook, string, 0, 0, 0, NULL, LIVE,
+	    "Command run when a bisection ends, with the report on stdin."),
 };
 
+/* The scheduler opens the repository at startup. */
 static const struct config_key config_repo_keys[] = {
-	KEY(config_repo, path, path, REQ, 0, 0),
-	KEY(config_repo, url, string, CONFIG_KEY_URL, 0, 0),
+	KEY(config_repo, path, path, REQ, 0, 0, NULL, RESTART,
+	    "Local git clone used to resolve revisions."),
+	KEY(config_repo, url, string, CONFIG_KEY_URL, 0, 0, NULL, LIVE,
+	    "Remote fetched into the clone and named in reports; unset, "
+	    "never fetch."),
 	KEYF(config_repo, fetch_interval, fetch_interval_ms, duration,
-	    CONFIG_KEY_ZERO_OK),
+	    CONFIG_KEY_ZERO_OK, "0", LIVE,
+	    "How often to fetch; 0 fetches only when work needs it."),
 };
 
+/* The host pool copies its hosts at startup: every key waits for a restart. */
 static const struct config_key config_host_keys[] = {
-	KEY(config_host, address, address, REQ, 0, 0),
-	KEY(config_host, port, uint, 0, 1, 65535),
-	KEY(config_host, user, name, REQ, 0, 0),
-	KEY(config_host, identity, path, REQ, 0, 0),
-	KEY(config_host, passphrase_file, path, 0, 0, 0),
-	KEY(config_host, known_hosts, path, REQ, 0, 0),
-	KEYE(config_host, host_key, config_host_key_words),
-	KEY(config_host, group, name, 0, 0, 0),
-	KEY(config_host, roles, roles, 0, 0, 0),
-	KEY(config_host, workdir, string, 0, 0, 0),
-	KEYF(config_host, connect_timeout, connect_timeout_ms, duration, 0),
-	KEYF(config_host, keepalive, keepalive_ms, duration, 0),
-	KEY(config_host, quarantine_after, uint, 0, 1, 1000),
-	KEY(config_host, power_cycle, string, 0, 0, 0),
+	KEY(config_host, address, address, REQ, 0, 0, NULL, RESTART,
+	    "IP address or host name, not resolved when the file is checked."),
+	KEY(config_host, port, uint, 0, 1, 65535, "22", RESTART, "SSH port."),
+	KEY(config_host, user, name, REQ, 0, 0, NULL, RESTART, "Login user."),
+	KEY(config_host, identity, path, REQ, 0, 0, NULL, RESTART,
+	    "Private key file (ed25519)."),
+	KEY(config_host, passphrase_file, path, 0, 0, 0, NULL, RESTART,
+	    "File holding the key's passphrase; unset, the key is not "
+	    "encrypted."),
+	KEY(config_host, known_hosts, path, REQ, 0, 0, NULL, RESTART,
+	    "OpenSSH known_hosts file with the host's key."),
+	KEYE(config_host, host_key, config_host_key_words, "strict", RESTART,
+	    "strict refuses unknown and changed host keys; accept-new records "
+	    "an unknown one."),
+	KEY(config_host, group, name, 0, 0, 0, CONFIG_DEFAULT_GROUP, RESTART,
+	    "Host group; all samples of one bisection come from one group."),
+	KEY(config_host, roles, roles, 0, 0, 0, "build,test", RESTART,
+	    "What the host does: build, test or build,test."),
+	KEY(config_host, workdir, string, 0, 0, 0, "/var/tmp/bisectd", RESTART,
+	    "Remote work directory."),
+	KEYF(config_host, connect_timeout, connect_timeout_ms, duration, 0,
+	    "10s", RESTART, "Deadline of the TCP connect and SSH handshake."),
+	KEYF(config_host, keepalive, keepalive_ms, duration, 0, "15s", RESTART,
+	    "Keepalive interval; a peer that misses three is declared dead."),
+	KEY(config_host, quarantine_after, uint, 0, 1, 1000, "3", RESTART,
+	    "Consecutive infrastructure failures before the host is "
+	    "quarantined."),
+	KEY(config_host, power_cycle, string, 0, 0, 0, NULL, RESTART,
+	    "Local command run when the host does not come back after a "
+	    "reboot."),
 };
 
+/*
+ * A run looks its benchmark up when it starts and holds that configuration
+ * until it ends, so a changed benchmark applies from the next run on
+ * (metrics and min_change: from the next bisection, which reads them when
+ * it loads).
+ */
 static const struct config_key config_benchmark_keys[] = {
-	KEY(config_benchmark, build, string, 0, 0, 0),
-	KEY(config_benchmark, artifact, string, 0, 0, 0),
-	KEY(config_benchmark, install, string, 0, 0, 0),
-	KEY(config_benchmark, reboot, string, 0, 0, 0),
-	KEY(config_benchmark, boot_check, string, 0, 0, 0),
-	KEY(config_benchmark, expect_kernel, string, 0, 0, 0),
-	KEY(config_benchmark, run, string, REQ, 0, 0),
-	KEY(config_benchmark, collect, string, 0, 0, 0),
-	KEY(config_benchmark, result_file, string, 0, 0, 0),
-	KEYF(config_benchmark, build_timeout, build_timeout_ms, duration, 0),
+	KEY(config_benchmark, build, string, 0, 0, 0, NULL, LIVE,
+	    "Builds the kernel at {commit} on a build host."),
+	KEY(config_benchmark, artifact, string, 0, 0, 0, NULL, LIVE,
+	    "Path of what build leaves, copied to the test host when it "
+	    "differs."),
+	KEY(config_benchmark, install, string, 0, 0, 0, NULL, LIVE,
+	    "Installs the artifact on the test host."),
+	KEY(config_benchmark, reboot, string, 0, 0, 0, NULL, LIVE,
+	    "Reboots the test host into the installed kernel."),
+	KEY(config_benchmark, boot_check, string, 0, 0, 0, NULL, LIVE,
+	    "Prints the running kernel after a reboot."),
+	KEY(config_benchmark, expect_kernel, string, 0, 0, 0, NULL, LIVE,
+	    "What boot_check must print."),
+	KEY(config_benchmark, run, string, REQ, 0, 0, NULL, LIVE,
+	    "The benchmark."),
+	KEY(config_benchmark, collect, string, 0, 0, 0, NULL, LIVE,
+	    "Prints the metrics as one JSON object on its last stdout line."),
+	KEY(config_benchmark, result_file, string, 0, 0, 0, NULL, LIVE,
+	    "Remote file fetched after run that holds the metrics instead."),
+	KEYF(config_benchmark, build_timeout, build_timeout_ms, duration, 0,
+	    "2h", LIVE, "Deadline of the build step."),
 	KEYF(config_benchmark, install_timeout, install_timeout_ms, duration,
-	    0),
-	KEYF(config_benchmark, boot_timeout, boot_timeout_ms, duration, 0),
-	KEYF(config_benchmark, run_timeout, run_timeout_ms, duration, 0),
-	KEY(config_benchmark, metrics, metrics, REQ, 0, 0),
-	KEY(config_benchmark, min_change, fraction, 0, 0, 0),
+	    0, "10m", LIVE, "Deadline of the install and reboot steps."),
+	KEYF(config_benchmark, boot_timeout, boot_timeout_ms, duration, 0,
+	    "10m", LIVE, "How long to wait for the host after a reboot."),
+	KEYF(config_benchmark, run_timeout, run_timeout_ms, duration, 0, "1h",
+	    LIVE, "Deadline of the run and collect steps."),
+	KEY(config_benchmark, metrics, metrics, REQ, 0, 0, NULL, LIVE,
+	    "Metrics the run reports, each NAME:higher, NAME:lower or "
+	    "NAME:pass-fail."),
+	KEY(config_benchmark, min_change, fraction, 0, 0, 0, "0.01", LIVE,
+	    "Smallest relative change worth bisecting."),
 };
 
 /* Indexes of the keys that config_sweep_check reports on. */
 enum { SWEEP_KEY_BENCHMARK, SWEEP_KEY_METRIC, SWEEP_KEY_GROUP };
 static const struct config_key config_sweep_keys[] = {
-	[SWEEP_KEY_BENCHMARK] = KEY(config_sweep, benchmark, name, REQ, 0, 0),
-	[SWEEP_KEY_METRIC] = KEY(config_sweep, metric, name, REQ, 0, 0),
-	[SWEEP_KEY_GROUP] = KEY(config_sweep, group, name, REQ, 0, 0),
-	KEY(config_sweep, tag_pattern, string, REQ, 0, 0),
-	KEYF(config_sweep, interval, interval_ms, duration, 0),
+	[SWEEP_KEY_BENCHMARK] = KEY(config_sweep, benchmark, name, REQ, 0, 0,
+	    NULL, LIVE, "Benchmark to run."),
+	[SWEEP_KEY_METRIC] = KEY(config_sweep, metric, name, REQ, 0, 0, NULL,
+	    LIVE, "Metric watched, one of the benchmark's."),
+	[SWEEP_KEY_GROUP] = KEY(config_sweep, group, name, REQ, 0, 0, NULL,
+	    LIVE, "Host group it runs on, with build and test hosts."),
+	KEY(config_sweep, tag_pattern, string, REQ, 0, 0, NULL, LIVE,
+	    "Tags to follow, a shell glob."),
+	KEYF(config_sweep, interval, interval_ms, duration, 0, "1h", LIVE,
+	    "How often to look for new tags."),
 };
 
 _Static_assert(CONFIG_NITEMS(config_daemon_keys) <= CONFIG_MAX_KEYS &&
@@ -100,15 +172,7 @@ _Static_assert(CONFIG_NITEMS(config_daemon_keys) <= CONFIG_MAX_KEYS &&
 void
 config_defaults(struct config *cfg)
 {
-	struct config_daemon *d = &cfg->daemon;
-
-	d->socket = xstrdup(CONFIG_DEFAULT_SOCKET);
-	d->socket_mode = 0660;
-	d->database = xstrdup(CONFIG_DEFAULT_DATABASE);
-	d->workdir = xstrdup(CONFIG_DEFAULT_WORKDIR);
-	d->log_level = LOG_LEVEL_INFO;
-	d->max_clients = 64;
-	d->max_clients_per_uid = 16;
+	config_section_defaults(config_section_find("daemon"), &cfg->daemon);
 }
 
 /*
@@ -218,14 +282,7 @@ config_host_begin(struct config_ctx *ctx, const char *name)
 	h = CONFIG_APPEND(ctx, cfg->hosts, cfg->nhosts);
 	h->name = xstrdup(name);
 	h->line = ctx->sec_line;
-	h->port = 22;
-	h->host_key = CONFIG_HOST_KEY_STRICT;
-	h->group = xstrdup(CONFIG_DEFAULT_GROUP);
-	h->roles = CONFIG_ROLE_BUILD | CONFIG_ROLE_TEST;
-	h->workdir = xstrdup("/var/tmp/bisectd");
-	h->connect_timeout_ms = 10 * 1000;
-	h->keepalive_ms = 15 * 1000;
-	h->quarantine_after = 3;
+	config_host_defaults(h);
 	return 0;
 }
 
@@ -247,11 +304,7 @@ config_benchmark_begin(struct config_ctx *ctx, const char *name)
 	b = CONFIG_APPEND(ctx, cfg->benchmarks, cfg->nbenchmarks);
 	b->name = xstrdup(name);
 	b->line = ctx->sec_line;
-	b->build_timeout_ms = 2 * 60 * 60 * 1000;
-	b->install_timeout_ms = 10 * 60 * 1000;
-	b->boot_timeout_ms = 10 * 60 * 1000;
-	b->run_timeout_ms = 60 * 60 * 1000;
-	b->min_change = 0.01;
+	config_benchmark_defaults(b);
 	return 0;
 }
 
@@ -304,7 +357,7 @@ config_sweep_begin(struct config_ctx *ctx, const char *name)
 	w = CONFIG_APPEND(ctx, cfg->sweeps, cfg->nsweeps);
 	w->name = xstrdup(name);
 	w->line = ctx->sec_line;
-	w->interval_ms = 60 * 60 * 1000;
+	config_section_defaults(config_section_find("sweep"), w);
 	return 0;
 }
 
@@ -322,17 +375,26 @@ config_sweep_finish(struct config_ctx *ctx)
 	    sizeof(ctx->key_line));
 }
 
-#define SECTION(type, named, keys, finish) \
-	{ #type, named, keys, CONFIG_NITEMS(keys), config_##type##_begin, \
-	  config_##type##_base, finish }
+#define SECTION(type, named, keys, reload, finish) \
+	{ #type, named, keys, CONFIG_NITEMS(keys), reload, \
+	  config_##type##_begin, config_##type##_base, finish }
 
 static const struct config_section_def config_sections[] = {
-	SECTION(daemon, 0, config_daemon_keys, config_daemon_finish),
-	SECTION(repo, 0, config_repo_keys, NULL),
-	SECTION(host, 1, config_host_keys, NULL),
-	SECTION(benchmark, 1, config_benchmark_keys, config_benchmark_finish),
-	SECTION(sweep, 1, config_sweep_keys, config_sweep_finish),
+	SECTION(daemon, 0, config_daemon_keys, LIVE, config_daemon_finish),
+	SECTION(repo, 0, config_repo_keys, LIVE, NULL),
+	SECTION(host, 1, config_host_keys, RESTART, NULL),
+	SECTION(benchmark, 1, config_benchmark_keys, LIVE,
+	    config_benchmark_finish),
+	SECTION(sweep, 1, config_sweep_keys, LIVE, config_sweep_finish),
 };
+
+/* Walkers over every section (diff, docs) start here. */
+const struct config_section_def *
+config_section_all(size_t *n)
+{
+	*n = CONFIG_NITEMS(config_sections);
+	return config_sections;
+}
 
 /* config_to_json walks the same tables, so it cannot miss a key. */
 const struct config_section_def *

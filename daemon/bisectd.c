@@ -77,6 +77,12 @@ main(int argc, char **argv)
 		return CONFIG_EX_CONFIG;
 	}
 	if (check) {
+		bd_error_clear(&err);
+		if (daemon_config_check(&cfg, &err) < 0) {
+			fprintf(stderr, "%s\n", err.msg);
+			config_release(&cfg);
+			return CONFIG_EX_CONFIG;
+		}
 		printf("configuration OK\n");
 		config_release(&cfg);
 		return 0;

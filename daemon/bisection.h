@@ -41,6 +41,8 @@ struct bisection_probe {
 	uint32_t		 commit;	/* engine index or ENGINE_GOOD */
 	char			 sha[GIT_OID_HEXSZ + 1];
 	struct job		*job;
+	/* The configuration its job points into, held until the probe ends. */
+	struct config_hold	*cfg_hold;
 	int64_t			 started_ms;
 	int			 recorded;	/* a result reached the store */
 	struct bisection	*b;

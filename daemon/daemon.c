@@ -2,6 +2,7 @@
 #include <sys/wait.h>
 
 #include <fcntl.h>
+#include <grp.h>
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
@@ -166,6 +167,31 @@ daemon_start_loop(struct daemon *d, int fd, struct bd_error *err)
 }
 
 /*
+ * What startup would refuse that the file's syntax cannot show, so that
+ * `bisectd -n` and a start agree: for now, that socket_group exists.
+ */
+int
+daemon_config_check(const struct config *cfg, struct bd_error *err)
+{
+	const char *group = cfg->daemon.socket_group;
+	struct group gr, *grp = NULL;
+	char buf[4096];
+	int rc;
+
+	if (group == NULL)
+		return 0;
+	rc = getgrnam_r(group, &gr, buf, sizeof(buf), &grp);
+	if (rc != 0)
+		return bd_error_set(err, -rc, "%s: [daemon] socket_group: "
+		    "cannot look up group %s: %s", cfg->path, group,
+		    strerror(rc));
+	if (grp == NULL)
+		return bd_error_set(err, -ENOENT, "%s: [daemon] socket_group: "
+		    "no such group '%s'", cfg->path, group);
+	return 0;
+}
+
+/*
  * The socket is checked first, so a second daemon leaves the database
  * alone; nobody is served before the loop runs, after the store is open.
  */
@@ -255,59 +281,70 @@ daemon_streq(const char *a, const char *b)
 	return strcmp(a, b) == 0;
 }
 
+/* What a reload changed, gathered for the log and the reply. */
+struct daemon_changes {
+	json_t	*restart_needed;	/* NULL: the caller does not want it */
+	int	 hosts;			/* a [host] change waits for the pool */
+};
+
 /*
- * The pool keeps the hosts it started with: a changed [host] section only
- * takes effect after a restart, and the operator is told so.
+ * How a change is named: a [daemon] key by itself ("socket", as the
+ * protocol documents), others with their section ("[repo] path",
+ * "[host a] port"), a section added or removed by its header alone.
  */
-static int
-daemon_hosts_changed(const struct config *o, const struct config *n)
+static char *
+daemon_change_name(const struct config_change *c)
 {
-	size_t i;
+	char *name;
 
-	if (o->nhosts != n->nhosts)
-		return 1;
-	for (i = 0; i < o->nhosts; i++) {
-		const struct config_host *a = &o->hosts[i], *b = &n->hosts[i];
-
-		if (!daemon_streq(a->name, b->name) ||
-		    !daemon_streq(a->address, b->address) ||
-		    a->port != b->port || !daemon_streq(a->user, b->user) ||
-		    !daemon_streq(a->identity, b->identity) ||
-		    !daemon_streq(a->known_hosts, b->known_hosts) ||
-		    !daemon_streq(a->group, b->group) || a->roles != b->roles ||
-		    !daemon_streq(a->workdir, b->workdir) ||
-		    a->host_key != b->host_key)
-			return 1;
-	}
-	return 0;
+	if (strcmp(c->section, "daemon") == 0 && c->key != NULL)
+		return xstrdup(c->key);
+	xasprintf(&name, "[%s%s%s]%s%s", c->section, c->name != NULL ? " " :
+	    "", c->name != NULL ? c->name : "", c->key != NULL ? " " : "",
+	    c->key != NULL ? c->key : "");
+	return name;
 }
 
-/* Applies what a running daemon can change; names what it cannot. */
+/*
+ * Live keys are read where they are used (or re-applied by daemon_apply),
+ * so they only need a log line; the rest are named for the operator.
+ */
+static void
+daemon_change(void *arg, const struct config_change *c)
+{
+	struct daemon_changes *ch = arg;
+	char *name = daemon_change_name(c);
+
+	if (c->reload == CONFIG_RELOAD_LIVE) {
+		log_info("reload: %s changed", name);
+		free(name);
+		return;
+	}
+	log_warnx("reload: %s changed; it takes effect only after a restart",
+	    name);
+	if (strcmp(c->section, "host") == 0)
+		ch->hosts = 1;
+	if (ch->restart_needed != NULL)
+		json_array_append_new(ch->restart_needed, json_string(name));
+	free(name);
+}
+
+/*
+ * Applies what a running daemon re-reads only on reload, after naming
+ * every changed key that waits for a restart.  The pool keeps the hosts it
+ * started with, so any [host] change also names "hosts" as a whole.
+ */
 static void
 daemon_apply(struct daemon *d, const struct config *old,
     const struct config *new, json_t *restart_needed)
 {
 	const struct config_daemon *o = &old->daemon, *n = &new->daemon;
+	struct daemon_changes ch = { restart_needed, 0 };
 	struct bd_error err;
-	const struct {
-		const char	*key;
-		int		 changed;
-	} fixed[] = {
-		{ "socket", !daemon_streq(o->socket, n->socket) },
-		{ "database", !daemon_streq(o->database, n->database) },
-		{ "hosts", daemon_hosts_changed(old, new) },
-	};
-	size_t i;
 
-	for (i = 0; i < sizeof(fixed) / sizeof(fixed[0]); i++) {
-		if (!fixed[i].changed)
-			continue;
-		log_warnx("reload: %s changed; it takes effect only after a "
-		    "restart", fixed[i].key);
-		if (restart_needed != NULL)
-			json_array_append_new(restart_needed,
-			    json_string(fixed[i].key));
-	}
+	config_diff(old, new, daemon_change, &ch);
+	if (ch.hosts && restart_needed != NULL)
+		json_array_append_new(restart_needed, json_string("hosts"));
 	log_set_level((enum log_level)n->log_level);
 	ctl_server_set_caps(&d->ctl, n->max_clients, n->max_clients_per_uid);
 	if ((o->socket_mode != n->socket_mode ||
@@ -349,19 +386,22 @@ daemon_reload(struct daemon *d, struct config_errors *errs,
 		d->cfg.daemon.database = old.daemon.database;
 		old.daemon.database = NULL;
 	}
-	d->retired = xreallocarray(d->retired, d->nretired + 1,
-	    sizeof(*d->retired));
-	d->retired[d->nretired++] = old;
+	/* Runs still going keep their holds: freed when the last ends. */
+	config_release(&old);
 	log_info("reload: %s applied", d->config_path);
+	if (config_retired_count() > 0)
+		log_info("reload: %zu replaced configuration%s kept until the "
+		    "runs started under %s end", config_retired_count(),
+		    config_retired_count() == 1 ? "" : "s",
+		    config_retired_count() == 1 ? "it" : "them");
 	return 0;
 }
+
 
 /* Runs after the loop ended, in the order the shutdown promises. */
 void
 daemon_release(struct daemon *d)
 {
-	size_t i;
-
 	if (d->loop_ready) {
 		/* A failed start may leave handles open: close and drain. */
 		daemon_shutdown(d);
@@ -379,11 +419,6 @@ daemon_release(struct daemon *d)
 	if (d->store != NULL)
 		store_close(d->store);
 	d->store = NULL;
-	for (i = 0; i < d->nretired; i++)
-		config_release(&d->retired[i]);
-	free(d->retired);
-	d->retired = NULL;
-	d->nretired = 0;
 	if (d->ctl_ready)
 		ctl_server_release(&d->ctl);
 	config_release(&d->cfg);

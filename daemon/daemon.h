@@ -5,7 +5,10 @@
  * bisectd's main loads the configuration, optionally detaches, then calls
  * daemon_init(), daemon_run() and daemon_release().  struct daemon owns
  * everything it points to; handlers reach it through the command layer and
- * must not keep pointers into d->cfg across a reload (it is replaced whole).
+ * must not keep pointers into d->cfg across a reload (it is replaced whole)
+ * unless they take a config_hold() on it: a replaced configuration is freed
+ * when the last hold on it is dropped (each run holds the one it started
+ * under).
  */
 #ifndef DAEMON_DAEMON_H
 #define DAEMON_DAEMON_H
@@ -30,10 +33,6 @@ struct daemon {
 	struct store	*store;
 	struct sched	*sched;		/* bisections, hosts, jobs */
 	struct git_repository *repo;	/* lent to the scheduler; may be NULL */
-	/* Configurations replaced by reloads: running jobs may still point
-	 * into them, so they live until the daemon exits. */
-	struct config	*retired;
-	size_t		 nretired;
 	struct ctl_server ctl;
 	uv_signal_t	 sigint;
 	uv_signal_t	 sigterm;
@@ -45,6 +44,11 @@ struct daemon {
 	int		 git_ready;	/* libgit2 initialised */
 };
 
+/*
+ * Checks what startup needs beyond the file's syntax (the socket_group
+ * exists).  Returns 0, or a negative errno with err naming file and key.
+ */
+int	daemon_config_check(const struct config *cfg, struct bd_error *err);
 /*
  * Takes ownership of *cfg (left initialised and empty), opens the store,
  * binds the control socket and installs the signal handlers.  On failure
@@ -59,8 +63,11 @@ void	daemon_shutdown(struct daemon *d);
 /*
  * Reads the configuration file again and swaps it in when it is valid.
  * Returns 0, or -EINVAL with every error in errs (caller releases errs) and
- * the old configuration kept.  Names of changed settings that only take
- * effect after a restart are appended to restart_needed when not NULL.
+ * the old configuration kept.  Every changed key is compared from the
+ * config tables: live ones are applied, and those that only take effect
+ * after a restart are appended to restart_needed when not NULL ("socket"
+ * for a [daemon] key, "[host a] port", "[host b]" for a section added or
+ * removed, and "hosts" once for any [host] change).
  */
 int	daemon_reload(struct daemon *d, struct config_errors *errs,
 	    json_t *restart_needed);

@@ -65,6 +65,7 @@ sched_submit(struct sched *s, struct bisection *b, int64_t run,
 		return -ENOENT;
 	}
 	p = xcalloc(1, sizeof(*p));
+	p->cfg_hold = config_hold(s->env.config(s->env.config_arg));
 	p->run = run;
 	p->commit = commit;
 	p->b = b;

@@ -98,14 +98,13 @@ ssh_conn_new(uv_loop_t *loop, const struct config_host *h,
 	c->known_hosts = xstrdup(h->known_hosts);
 	c->params.name = c->name;
 	c->params.address = c->address;
-	c->params.port = h->port ? h->port : 22;
+	c->params.port = h->port;
 	c->params.user = c->user;
 	c->params.identity = c->identity;
 	c->params.passphrase_file = c->passphrase_file;
 	c->params.known_hosts = c->known_hosts;
 	c->params.policy = h->host_key;
-	c->connect_ms = h->connect_timeout_ms ? h->connect_timeout_ms :
-	    SSH_DEFAULT_CONNECT_MS;
+	c->connect_ms = h->connect_timeout_ms;
 	c->keepalive_ms = h->keepalive_ms;
 	c->backoff_ms = SSH_BACKOFF_MIN_MS;
 	c->meter.loop = loop;

@@ -37,7 +37,6 @@
 #include "config/config.h"
 
 #define SSH_KEEPALIVE_COUNT	3	/* unanswered intervals before dead */
-#define SSH_DEFAULT_CONNECT_MS	10000
 
 struct ssh_conn;
 
@@ -82,7 +81,11 @@ struct ssh_stats {
 	int		host_key_added;	/* accept-new recorded a key */
 };
 
-/* Copies what it needs from host; the config may be freed afterwards. */
+/*
+ * Copies what it needs from host; the config may be freed afterwards.  Port
+ * and connect timeout are used as given: config_load (or, for a host built
+ * by hand, config_host_defaults) fills them; keepalive_ms 0 sends none.
+ */
 int	 ssh_conn_new(uv_loop_t *loop, const struct config_host *host,
 	    struct ssh_conn **out);
 /*

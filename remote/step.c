@@ -202,7 +202,7 @@ step_exec(struct step *s, const struct step_host *h, char *cmd,
 	o.command = cmd;
 	o.cwd = h->cfg->workdir;
 	o.log_path = log;
-	o.timeout_ms = timeout_ms ? timeout_ms : STEP_DEFAULT_TIMEOUT_MS;
+	o.timeout_ms = timeout_ms;
 	o.kill_grace_ms = s->spec.kill_grace_ms;
 	o.connect_wait_ms = s->spec.connect_wait_ms;
 	o.tail_max = tail;
@@ -460,8 +460,7 @@ step_boot(struct step *s)
 	o.check = check;
 	o.expect = expect;
 	o.cwd = s->spec.test.cfg->workdir;
-	o.timeout_ms = b->boot_timeout_ms ? b->boot_timeout_ms :
-	    STEP_DEFAULT_TIMEOUT_MS;
+	o.timeout_ms = b->boot_timeout_ms;
 	o.power_cycle = power;
 	o.log_path = log;
 	o.retry_ms = s->spec.boot_retry_ms;

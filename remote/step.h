@@ -29,7 +29,6 @@
 
 #define STEP_TAIL_MAX		65536	/* stdout kept for the result line */
 #define STEP_RESULT_MAX		(1024 * 1024)
-#define STEP_DEFAULT_TIMEOUT_MS	(60ULL * 60 * 1000)
 
 enum step_outcome {
 	STEP_OK = 0,
@@ -58,6 +57,7 @@ struct step_host {
 /* The strings are copied; bench, the host configs and conns must outlive
  * the step. */
 struct step_spec {
+	/* Timeouts as the config gives them (0: none; boot needs one). */
 	const struct config_benchmark *bench;
 	const char		*commit;
 	const char		*run_id;

@@ -569,6 +569,16 @@ CTEST(check_mode_exit_codes)
 	cr_assert(strstr(out, "user") != NULL, "every error: %s", out);
 	cr_assert(strstr(out, "configuration OK") == NULL);
 	free(out);
+
+	/* What startup checks beyond syntax, -n checks too. */
+	cr_assert_eq(tst_daemon_write_config(&td, "socket_group = "
+	    "no-such-group-bisectd\n", NULL), 0);
+	out = RUN(st, bin, "-n", "-c", td.conf);
+	cr_assert_eq(st, 78, "%s", out);
+	cr_assert(strstr(out, "socket_group") != NULL &&
+	    strstr(out, "no such group") != NULL, "%s", out);
+	cr_assert(strstr(out, "configuration OK") == NULL);
+	free(out);
 }
 
 CTEST(bisectctl_exit_codes)
@@ -693,4 +703,88 @@ CTEST(reload_names_host_changes_as_needing_a_restart)
 			named = 1;
 	cr_assert(named, "restart_needed does not name hosts");
 	json_decref(r);
+}
+
+/* Occurrences of text in the daemon's log so far. */
+static size_t
+log_count(const char *text)
+{
+	char *log = tst_read_file(td.log), *p;
+	size_t n = 0;
+
+	cr_assert_not_null(log);
+	for (p = log; (p = strstr(p, text)) != NULL; p += strlen(text))
+		n++;
+	free(log);
+	return n;
+}
+
+/* 1 when the array of strings a holds s. */
+static int
+names(const json_t *a, const char *s)
+{
+	const json_t *v;
+	size_t i;
+
+	json_array_foreach(a, i, v)
+		if (strcmp(json_string_value(v), s) == 0)
+			return 1;
+	return 0;
+}
+
+#define RELOAD_BENCH \
+    "[benchmark b]\nrun = ./run\nmetrics = tput:higher\nrun_timeout = "
+
+/*
+ * A reload applies live keys at once (the log level, a benchmark's
+ * timeout) and names each restart key, the forgotten [host] ones too.
+ */
+CTEST(reload_applies_live_keys_and_names_restart_keys)
+{
+	json_t *r, *restart, *cfg;
+	char *text;
+	size_t before;
+	int fd;
+
+	start(NULL, "[host alpha]\naddress = 127.0.0.1\nport = 2201\n"
+	    "user = bench\nidentity = id_ed25519\nknown_hosts = known_hosts\n"
+	    "group = lab\nkeepalive = 15s\n\n" RELOAD_BENCH "1h\n");
+	fd = admitted();
+	expect_pong(fd);
+	close(fd);
+	cr_assert_gt(log_count("connected: uid"), 0,
+	    "log_level debug logs connections");
+	xasprintf(&text, "[daemon]\nsocket = %s\ndatabase = %s/other.db\n"
+	    "workdir = %s/work\nlog_level = warn\n\n"
+	    "[host alpha]\naddress = 127.0.0.1\nport = 2201\n"
+	    "user = bench\nidentity = id_ed25519\nknown_hosts = known_hosts\n"
+	    "group = lab\nkeepalive = 30s\n\n" RELOAD_BENCH "2h\n",
+	    td.sock, td.dir, td.dir);
+	cr_assert_eq(tst_daemon_write_raw(&td, text), 0);
+	free(text);
+	r = parse(tst_daemon_request(&td, "{\"cmd\":\"reload\"}"));
+	cr_assert(is_ok(r));
+	restart = json_object_get(r, "restart_needed");
+	cr_expect(names(restart, "database"), "database is not named");
+	cr_expect(names(restart, "[host alpha] keepalive"),
+	    "keepalive is not named");
+	cr_expect(names(restart, "hosts"), "hosts is not named");
+	cr_expect_eq(json_array_size(restart), 3, "live keys are not named");
+	json_decref(r);
+	before = log_count("connected: uid");
+
+	r = parse(tst_daemon_request(&td, "{\"cmd\":\"config\"}"));
+	cr_assert(is_ok(r));
+	cfg = json_object_get(r, "config");
+	cr_expect_str_eq(json_string_value(json_object_get(json_object_get(cfg,
+	    "daemon"), "log_level")), "warn");
+	cr_expect_str_eq(json_string_value(json_object_get(json_object_get(cfg,
+	    "daemon"), "database")), td.db, "the open database stays");
+	cr_expect_eq(json_integer_value(json_object_get(json_array_get(
+	    json_object_get(cfg, "benchmarks"), 0), "run_timeout_ms")),
+	    2 * 3600 * 1000);
+	json_decref(r);
+	cr_expect_eq(log_count("connected: uid"), before,
+	    "log_level warn applies at once: no debug line after the reload");
+	cr_expect_gt(log_count("reload: log_level changed"), 0);
 }

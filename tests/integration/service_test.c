@@ -698,3 +698,87 @@ Test(service, good_that_is_not_an_ancestor_uses_the_merge_base)
 	cr_assert(logged_base, "the merge base is logged as good");
 	json_decref(r);
 }
+
+/* The daemon logs before it replies: its log can be read right after. */
+static int
+svc_log_has(const char *text)
+{
+	char *log = tst_read_file(svc.td.log);
+	int has;
+
+	cr_assert_not_null(log);
+	has = strstr(log, text) != NULL;
+	free(log);
+	return has;
+}
+
+/* Polls for a file (a guard against hangs, not a timing check). */
+static void
+svc_wait_file(const char *path)
+{
+	int waited;
+
+	for (waited = 0; waited < SVC_WAIT_MS; waited += 100) {
+		if (access(path, F_OK) == 0)
+			return;
+		usleep(100 * 1000);
+	}
+	cr_assert_fail("%s never appeared", path);
+}
+
+/*
+ * A configuration replaced while a run is in flight stays until that run
+ * ends, then it is freed: the run's benchmark waits for a file, so the
+ * reload certainly finds it running.
+ */
+Test(service, replaced_configuration_is_freed_when_its_last_run_ends)
+{
+	char *extra, *sections, *started, *go;
+	json_t *r, *b;
+	int64_t id;
+
+	svc_setup("svc-retire", 1, "2:3", 0);
+	xasprintf(&started, "%s/started", svc.dir);
+	xasprintf(&go, "%s/go", svc.dir);
+	xasprintf(&extra, "\n[benchmark hold]\nrun = touch %s; while [ ! -e "
+	    "%s ]; do sleep 0.1; done; echo '{\"t\": 1}'\nmetrics = t:higher\n",
+	    started, go);
+	sections = svc_sections(extra);
+	cr_assert_eq(tst_daemon_write_config(&svc.td, NULL, sections), 0);
+	free(sections);
+	r = svc_req("{\"cmd\":\"reload\"}");
+	cr_assert(json_is_true(json_object_get(r, "ok")));
+	json_decref(r);
+	cr_assert(!svc_log_has("replaced configuration kept"),
+	    "nothing ran: nothing is kept");
+
+	r = svc_req("{\"cmd\":\"bisect\",\"good\":[\"%s\"],\"bad\":\"%s\","
+	    "\"benchmark\":\"hold\",\"metric\":\"t\",\"group\":\"lab\"}",
+	    svc.good, svc.bad);
+	cr_assert(json_is_true(json_object_get(r, "ok")));
+	id = json_integer_value(json_object_get(r, "bisection"));
+	json_decref(r);
+	svc_wait_file(started);
+
+	sections = svc_sections("install_timeout = 5m\n");
+	cr_assert_eq(tst_daemon_write_config(&svc.td, NULL, sections), 0);
+	free(sections);
+	r = svc_req("{\"cmd\":\"reload\"}");
+	cr_assert(json_is_true(json_object_get(r, "ok")));
+	json_decref(r);
+	cr_assert(svc_log_has("reload: 1 replaced configuration kept"));
+	cr_assert(!svc_log_has("a replaced configuration was freed"),
+	    "freed under a running run");
+
+	free(go);
+	cr_assert_not_null(go = tst_write_file(svc.dir, "go", ""));
+	b = svc_wait(id);
+	json_decref(b);
+	cr_assert(tst_daemon_log_wait(&svc.td, "bisectd.log",
+	    "a replaced configuration was freed (0 still kept)"));
+	/* ASan's leak check at exit makes a kept configuration fail here. */
+	cr_assert_eq(tst_daemon_stop(&svc.td, SIGTERM), 0, "bisectd exit");
+	free(started);
+	free(go);
+	free(extra);
+}
