@@ -179,6 +179,9 @@ sched_loaded(struct bisection *b, int rc, const struct bd_error *lerr)
 
 	if (s->stopping)
 		return;
+	/* Cancelled while its graph was loading: it must start no run. */
+	if (b->phase == BISECTION_FINISHED)
+		return;
 	if (rc < 0) {
 		sched_fail(s, b, lerr->msg);
 		return;

@@ -1,0 +1,137 @@
+/*
+ * `bisectctl backup` against the real daemon holding real content: a
+ * finished bisection with its culprit and report, and a cancelled one.
+ * The copy, taken while the daemon runs, restored under a second daemon,
+ * answers list, samples and report exactly as the original does.
+ */
+#include <criterion/criterion.h>
+
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <jansson.h>
+
+#include "common/xmalloc.h"
+#include "tests/support/daemon.h"
+#include "tests/support/svc.h"
+#include "tests/support/tst.h"
+
+static struct tst_daemon restored;
+
+static void
+backup_fini(void)
+{
+	tst_daemon_release(&restored);
+	svc_fini();
+}
+
+TestSuite(backup, .fini = backup_fini, .timeout = 900);
+
+/* A reply of td to line with the members that differ by nature removed. */
+static char *
+backup_answer(struct tst_daemon *td, const char *line)
+{
+	json_t *r = tst_daemon_reply(tst_daemon_request(td, line));
+	char *text;
+
+	cr_assert_not_null(r, "no reply to %s", line);
+	cr_assert(json_is_true(json_object_get(r, "ok")), "%s failed", line);
+	text = json_dumps(r, JSON_SORT_KEYS | JSON_COMPACT);
+	json_decref(r);
+	return text;
+}
+
+/* Waits until no run of id is in flight, as cancel_stops_the_work does. */
+static void
+backup_wait_quiet(int64_t id)
+{
+	int waited;
+	json_t *b;
+
+	for (waited = 0; waited < SVC_WAIT_MS; waited += 50) {
+		b = svc_status(id);
+		if (json_array_size(json_object_get(b, "in_flight")) == 0 &&
+		    json_integer_value(json_object_get(json_object_get(b,
+		    "runs"), "running")) == 0) {
+			json_decref(b);
+			return;
+		}
+		json_decref(b);
+		usleep(50 * 1000);
+	}
+	cr_assert_fail("runs of %lld still in flight", (long long)id);
+}
+
+Test(backup, a_copy_taken_while_running_restores_every_bisection)
+{
+	const char *queries[] = {
+		"{\"cmd\":\"list\"}",
+		"{\"cmd\":\"samples\",\"bisection\":1}",
+		"{\"cmd\":\"report\",\"bisection\":1}",
+		"{\"cmd\":\"log\",\"bisection\":1}",
+		"{\"cmd\":\"samples\",\"bisection\":2}",
+	};
+	char *out, *want, *got, *copy, *sections;
+	json_t *b, *r;
+	int64_t done, cancelled;
+	int status;
+	size_t i;
+
+	svc_setup("backup", 2, "2:3", 0);
+	done = svc_bisect("ops_per_sec", NULL);
+	b = svc_wait(done);
+	svc_assert_culprit(b);
+	json_decref(b);
+	cancelled = svc_bisect("runtime_ms", NULL);
+	r = svc_req("{\"cmd\":\"cancel\",\"bisection\":%lld}",
+	    (long long)cancelled);
+	cr_assert(json_is_true(json_object_get(r, "ok")));
+	json_decref(r);
+	json_decref(svc_wait(cancelled));
+	backup_wait_quiet(cancelled);
+
+	/* A relative FILE is the client's: bisectctl makes it absolute. */
+	cr_assert_eq(chdir(svc.dir), 0);
+	{
+		char *argv[] = { (char *)tst_env_path("BISECTCTL_BIN"), "-s",
+		    svc.td.sock, "backup", "copy.db", NULL };
+
+		out = tst_run_capture(argv, &status);
+	}
+	cr_assert_eq(status, 0, "bisectctl backup: %s", out);
+	cr_assert_not_null(strstr(out, "backup written to "), "%s", out);
+	free(out);
+	xasprintf(&copy, "%s/copy.db", svc.dir);
+	cr_assert_eq(access(copy, R_OK), 0);
+	/* A second backup to the same file is refused, the first kept. */
+	r = svc_req("{\"cmd\":\"backup\",\"path\":\"%s\"}", copy);
+	cr_assert_str_eq(tst_daemon_error_code(r), "invalid-argument");
+	json_decref(r);
+	r = svc_req("{\"cmd\":\"backup\",\"path\":\"copy.db\"}");
+	cr_assert_str_eq(tst_daemon_error_code(r), "invalid-argument");
+	json_decref(r);
+
+	/* The restored daemon: the same configuration, the copy as database. */
+	sections = svc_sections(NULL);
+	cr_assert_eq(tst_daemon_setup(&restored, "restored", NULL, sections),
+	    0);
+	free(sections);
+	{
+		char *argv[] = { "cp", copy, restored.db, NULL };
+
+		cr_assert_eq(tst_run(argv), 0);
+	}
+	cr_assert_eq(tst_daemon_start(&restored), 0, "restored daemon");
+	for (i = 0; i < sizeof(queries) / sizeof(queries[0]); i++) {
+		want = backup_answer(&svc.td, queries[i]);
+		got = backup_answer(&restored, queries[i]);
+		cr_expect_str_eq(got, want, "%s differs after restore:\n"
+		    "original %s\nrestored %s", queries[i], want, got);
+		free(want);
+		free(got);
+	}
+	free(copy);
+}

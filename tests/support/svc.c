@@ -1,0 +1,304 @@
+#include <criterion/criterion.h>
+
+#include <sys/wait.h>
+
+#include <pwd.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <jansson.h>
+
+#include "common/xmalloc.h"
+#include "tests/support/svc.h"
+#include "tests/support/tst.h"
+
+struct svc svc;
+
+void
+svc_fini(void)
+{
+	int i;
+
+	if (svc.td_ready)
+		tst_daemon_release(&svc.td);
+	for (i = 0; i < svc.nhosts; i++)
+		sshd_cleanup(&svc.host[i]);
+	tst_rmrf(svc.dir);
+	free(svc.dir);
+	free(svc.repo);
+	memset(&svc, 0, sizeof(svc));
+	tst_leak_check();
+}
+
+
+/* Reads "good/bad/culprit SHA" lines printed by the repository generator. */
+static void
+svc_parse_repo(const char *out)
+{
+	const char *p;
+
+	cr_assert_not_null(p = strstr(out, "good "));
+	memcpy(svc.good, p + 5, 40);
+	cr_assert_not_null(p = strstr(out, "bad "));
+	memcpy(svc.bad, p + 4, 40);
+	cr_assert_not_null(p = strstr(out, "culprit "));
+	memcpy(svc.culprit, p + 8, 40);
+}
+
+/* One [host] section per sshd, all in group "lab". */
+char *
+svc_sections(const char *extra_bench)
+{
+	struct passwd *pw = getpwuid(getuid());
+	char *text, *t;
+	int i;
+
+	xasprintf(&text, "[repo]\npath = %s\n\n"
+	    "[benchmark spin]\n"
+	    "build = mkdir -p {workdir}/src-{short} && git -C %s archive "
+	    "{commit} | tar -x -C {workdir}/src-{short} && cc -O2 -o "
+	    "{workdir}/src-{short}/bench {workdir}/src-{short}/bench.c\n"
+	    "artifact = {workdir}/src-{short}/bench\n"
+	    "run = {artifact}\n"
+	    "metrics = runtime_ms:lower, ops_per_sec:higher\n"
+	    "min_change = 5%%\n"
+	    "build_timeout = 2m\nrun_timeout = 1m\n%s\n",
+	    svc.repo, svc.repo, extra_bench ? extra_bench : "");
+	for (i = 0; i < svc.nhosts; i++) {
+		xasprintf(&t, "%s[host h%d]\naddress = 127.0.0.1\nport = %d\n"
+		    "user = %s\nidentity = %s\nknown_hosts = %s\n"
+		    "group = lab\nroles = build,test\nworkdir = %s/w%d\n"
+		    "connect_timeout = 5s\nkeepalive = 2s\n"
+		    "quarantine_after = 3\n\n", text, i, svc.host[i].port,
+		    pw->pw_name, svc.host[i].user_key, svc.host[i].known_hosts,
+		    svc.dir, i);
+		free(text);
+		text = t;
+	}
+	return text;
+}
+
+void
+svc_setup(const char *tag, int nhosts, const char *plant, int broken)
+{
+	char brk[16], *out, *sections, *mk, *extra;
+	int i, status;
+
+	memset(&svc, 0, sizeof(svc));
+	cr_assert_not_null(svc.dir = tst_tmpdir(tag));
+	xasprintf(&svc.repo, "%s/linux", svc.dir);
+	xasprintf(&mk, "%s/tests/fixtures/e2e/make-repo.sh",
+	    tst_env_path("BISECTD_SRCDIR"));
+	snprintf(brk, sizeof(brk), "%d", broken);
+	{
+		char *argv[] = { "sh", mk, svc.repo, "6", (char *)plant, brk,
+		    NULL };
+
+		out = tst_run_capture(argv, &status);
+	}
+	free(mk);
+	cr_assert_not_null(out);
+	cr_assert_eq(status, 0, "make-repo.sh failed:\n%s", out);
+	svc_parse_repo(out);
+	free(out);
+	for (i = 0; i < nhosts; i++) {
+		char htag[32];
+
+		snprintf(htag, sizeof(htag), "%s-h%d", tag, i);
+		cr_assert_eq(sshd_start(&svc.host[i], htag), 0);
+		svc.nhosts++;
+	}
+	sections = svc_sections(NULL);
+	/* The hook keeps what it was given, for the report test to read. */
+	xasprintf(&extra, "report_hook = cat > %s/hook.txt && env > "
+	    "%s/hook.env\n", svc.dir, svc.dir);
+	cr_assert_eq(tst_daemon_setup(&svc.td, tag, extra, sections), 0);
+	free(extra);
+	svc.td_ready = 1;
+	free(sections);
+	cr_assert_eq(tst_daemon_start(&svc.td), 0, "bisectd did not start");
+}
+
+/* One request and its parsed reply; the caller frees the reply. */
+json_t *
+svc_req(const char *fmt, ...)
+{
+	char *line, *out;
+	va_list ap;
+
+	va_start(ap, fmt);
+	cr_assert(vasprintf(&line, fmt, ap) >= 0);
+	va_end(ap);
+	out = tst_daemon_request(&svc.td, line);
+	free(line);
+	cr_assert_not_null(out, "no reply from the daemon");
+	return tst_daemon_reply(out);
+}
+
+/* The hosts entry of name, as the daemon shows it (caller frees), or NULL. */
+json_t *
+svc_host(const char *name)
+{
+	json_t *r = svc_req("{\"cmd\":\"hosts\"}"), *h, *found = NULL;
+	size_t i;
+
+	json_array_foreach(json_object_get(r, "hosts"), i, h)
+		if (strcmp(json_string_value(json_object_get(h, "name")),
+		    name) == 0)
+			found = json_incref(h);
+	json_decref(r);
+	return found;
+}
+
+/* A host's state word; a static buffer, valid until the next call. */
+const char *
+svc_host_state(const char *name)
+{
+	static char state[32];
+	json_t *h = svc_host(name);
+
+	snprintf(state, sizeof(state), "%s", h ? json_string_value(
+	    json_object_get(h, "state")) : "");
+	json_decref(h);
+	return state;
+}
+
+int64_t
+svc_bisect_range(const char *good, const char *bad, const char *metric,
+    int *existing)
+{
+	json_t *r = svc_req("{\"cmd\":\"bisect\",\"good\":[\"%s\"],"
+	    "\"bad\":\"%s\",\"benchmark\":\"spin\",\"metric\":\"%s\","
+	    "\"group\":\"lab\"}", good, bad, metric);
+	int64_t id;
+
+	cr_assert(json_is_true(json_object_get(r, "ok")), "bisect failed: %s",
+	    json_string_value(json_object_get(json_object_get(r, "error"),
+	    "message")));
+	id = json_integer_value(json_object_get(r, "bisection"));
+	if (existing != NULL)
+		*existing = json_is_true(json_object_get(r, "existing"));
+	json_decref(r);
+	return id;
+}
+
+/* The fixture's own range: good to bad with the planted culprit. */
+int64_t
+svc_bisect(const char *metric, int *existing)
+{
+	return svc_bisect_range(svc.good, svc.bad, metric, existing);
+}
+
+/* The status object of id (owned by the caller). */
+json_t *
+svc_status(int64_t id)
+{
+	json_t *r = svc_req("{\"cmd\":\"status\",\"bisection\":%lld}",
+	    (long long)id), *b;
+
+	cr_assert(json_is_true(json_object_get(r, "ok")));
+	b = json_incref(json_object_get(r, "bisection"));
+	json_decref(r);
+	return b;
+}
+
+/* Polls until the bisection leaves queued/running; returns its status. */
+json_t *
+svc_wait(int64_t id)
+{
+	int waited;
+	json_t *b;
+	const char *st;
+
+	for (waited = 0; waited < SVC_WAIT_MS; waited += 200) {
+		b = svc_status(id);
+		st = json_string_value(json_object_get(b, "state"));
+		if (strcmp(st, "queued") != 0 && strcmp(st, "running") != 0)
+			return b;
+		json_decref(b);
+		usleep(200 * 1000);
+	}
+	cr_assert_fail("bisection %lld did not finish", (long long)id);
+	return NULL;
+}
+
+void
+svc_assert_culprit(json_t *b)
+{
+	char *dump = json_dumps(b, JSON_COMPACT);
+
+	cr_assert_str_eq(json_string_value(json_object_get(b, "state")),
+	    "done", "status: %s", dump);
+	free(dump);
+	cr_assert_str_eq(json_string_value(json_object_get(b, "verdict")),
+	    "culprit");
+	cr_assert_str_eq(json_string_value(json_object_get(b, "culprit")),
+	    svc.culprit);
+}
+
+/* Each done run has its two metrics exactly once; nothing is doubled. */
+size_t
+svc_assert_samples_consistent(int64_t id)
+{
+	json_t *r = svc_req("{\"cmd\":\"samples\",\"bisection\":%lld}",
+	    (long long)id), *s, *st;
+	json_t *runs = json_object();
+	size_t i, n;
+	char key[32];
+	const char *k;
+	json_t *v;
+
+	json_array_foreach(json_object_get(r, "samples"), i, s) {
+		snprintf(key, sizeof(key), "%lld", (long long)json_integer_value(
+		    json_object_get(s, "run")));
+		v = json_object_get(runs, key);
+		json_object_set_new(runs, key, json_integer(
+		    (v ? json_integer_value(v) : 0) + 1));
+	}
+	json_object_foreach(runs, k, v)
+		cr_assert_eq(json_integer_value(v), 2, "run %s has %lld "
+		    "samples", k, (long long)json_integer_value(v));
+	n = json_object_size(runs);
+	st = svc_status(id);
+	cr_assert_eq((size_t)json_integer_value(json_object_get(
+	    json_object_get(st, "runs"), "done")), n);
+	cr_assert_eq((size_t)json_integer_value(json_object_get(st,
+	    "samples")), n);
+	json_decref(st);
+	json_decref(runs);
+	json_decref(r);
+	return n;
+}
+
+/* The hook got the report on stdin and the culprit's author in env. */
+void
+svc_assert_hook_ran(void)
+{
+	char *path, *text = NULL, *env = NULL;
+	int waited;
+
+	xasprintf(&path, "%s/hook.env", svc.dir);
+	for (waited = 0; waited < SVC_WAIT_MS; waited += 50) {
+		free(env);
+		if ((env = tst_read_file(path)) != NULL &&
+		    strstr(env, "BISECTD_CULPRIT=") != NULL)
+			break;
+		usleep(50 * 1000);
+	}
+	free(path);
+	cr_assert_not_null(env, "the report hook did not run");
+	cr_assert_not_null(strstr(env, "BISECTD_CULPRIT_AUTHOR=Fixture Author "
+	    "<author@example.org>"), "%s", env);
+	xasprintf(&path, "%s/hook.txt", svc.dir);
+	text = tst_read_file(path);
+	free(path);
+	cr_assert_not_null(text);
+	cr_assert_not_null(strstr(text, svc.culprit), "%s", text);
+	cr_assert_not_null(strstr(text, "git bisect start"), "%s", text);
+	free(text);
+	free(env);
+}
+

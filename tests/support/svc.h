@@ -1,0 +1,53 @@
+/*
+ * The bisection service fixture shared by the end-to-end suites: sshd
+ * "hosts" on loopback, the kernel-like fixture repository with a planted
+ * slowdown (tests/fixtures/e2e/make-repo.sh), a benchmark that compiles and
+ * runs a C program at each commit, and the real daemon on top.
+ *
+ * One fixture per test worker (the global svc); svc_fini releases all of
+ * it and is the suites' .fini, so a failed assertion still cleans up.
+ */
+#ifndef TESTS_SUPPORT_SVC_H
+#define TESTS_SUPPORT_SVC_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include <jansson.h>
+
+#include "tests/support/daemon.h"
+#include "tests/support/sshd.h"
+
+#define SVC_WAIT_MS	(300 * 1000)	/* a guard against hangs, not a timing check */
+
+struct svc {
+	struct sshd	 host[2];
+	int		 nhosts;
+	char		*dir;
+	char		*repo;
+	char		 good[41], bad[41], culprit[41];
+	struct tst_daemon td;
+	int		 td_ready;
+};
+
+extern struct svc svc;
+
+void	 svc_fini(void);
+/* The repository (plant "topic:commit", broken commits), hosts, daemon. */
+void	 svc_setup(const char *tag, int nhosts, const char *plant, int broken);
+/* The [repo], [benchmark spin] and [host] sections (caller frees). */
+char	*svc_sections(const char *extra_bench);
+/* One request (printf format) and its parsed reply; caller decrefs. */
+json_t	*svc_req(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+json_t	*svc_host(const char *name);
+const char *svc_host_state(const char *name);
+int64_t	 svc_bisect_range(const char *good, const char *bad,
+	    const char *metric, int *existing);
+int64_t	 svc_bisect(const char *metric, int *existing);
+json_t	*svc_status(int64_t id);
+json_t	*svc_wait(int64_t id);
+void	 svc_assert_culprit(json_t *b);
+size_t	 svc_assert_samples_consistent(int64_t id);
+void	 svc_assert_hook_ran(void);
+
+#endif
