@@ -46,7 +46,7 @@ TEST_OBJ = $(TEST_SRC:%.c=$(BUILD)/asan/%.o)
 ALL_CFLAGS = $(CSTD) $(WARN) $(INCS) $(PKG_CFLAGS) -MMD -MP
 
 .PHONY: all deps test-deps test layering demo install clean bench bench-graph bench-sim bench-remote \
-        check-deps check-docs check-unit
+        check-deps check-docs check-unit docs
 
 all: deps $(BUILD)/bisectd $(BUILD)/bisectctl
 
@@ -117,6 +117,13 @@ test: test-deps $(BUILD)/asan/bisectd $(BUILD)/asan/bisectctl $(BUILD)/asan/test
 	UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
 	$(BUILD)/asan/tests/run-tests --jobs $(JOBS) --verbose=0 $(if $(FILTER),--filter '$(FILTER)')
 
+# bisectd.conf(5) is written from the configuration rows; a test compares.
+$(BUILD)/gen-conf5: $(BUILD)/obj/docs/gen/conf5.o $(BUILD)/libbisectd.a
+	$(CC) $(OPT) -o $@ $^ $(PKG_LIBS)
+
+docs: $(BUILD)/gen-conf5
+	$(BUILD)/gen-conf5 > docs/bisectd.conf.5
+
 # Man pages and the systemd unit, as make test checks them.
 check-docs: $(BUILD)/asan/bisectd
 	@sh tests/support/checkdocs.sh $(abspath $(BUILD)/asan)
@@ -140,13 +147,15 @@ demo: all
 
 install: all $(BUILD)/bisectd.service
 	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/share/man/man8 \
-		$(DESTDIR)$(PREFIX)/share/man/man1 $(DESTDIR)$(PREFIX)/share/doc/bisectd \
+		$(DESTDIR)$(PREFIX)/share/man/man1 $(DESTDIR)$(PREFIX)/share/man/man5 \
+		$(DESTDIR)$(PREFIX)/share/doc/bisectd \
 		$(DESTDIR)$(PREFIX)/lib/systemd/system $(DESTDIR)$(PREFIX)/lib/sysusers.d \
 		$(DESTDIR)$(PREFIX)/lib/tmpfiles.d
 	install -m 0755 $(BUILD)/bisectd $(DESTDIR)$(PREFIX)/bin/bisectd
 	install -m 0755 $(BUILD)/bisectctl $(DESTDIR)$(PREFIX)/bin/bisectctl
 	install -m 0644 docs/bisectd.8 $(DESTDIR)$(PREFIX)/share/man/man8/bisectd.8
 	install -m 0644 docs/bisectctl.1 $(DESTDIR)$(PREFIX)/share/man/man1/bisectctl.1
+	install -m 0644 docs/bisectd.conf.5 $(DESTDIR)$(PREFIX)/share/man/man5/bisectd.conf.5
 	install -m 0644 config/bisectd.conf.example $(DESTDIR)$(PREFIX)/share/doc/bisectd/bisectd.conf.example
 	install -m 0644 $(BUILD)/bisectd.service $(DESTDIR)$(PREFIX)/lib/systemd/system/bisectd.service
 	install -m 0644 contrib/systemd/bisectd.sysusers $(DESTDIR)$(PREFIX)/lib/sysusers.d/bisectd.conf

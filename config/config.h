@@ -16,6 +16,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <sys/types.h>
 
 #include <jansson.h>
@@ -200,6 +201,8 @@ struct config_key_info {
 };
 /* Row idx of all sections in file order: 0, or -ENOENT past the last. */
 int	config_key_at(size_t idx, struct config_key_info *out);
+/* bisectd.conf(5) in mdoc, from the rows (docs/bisectd.conf.5). */
+void	config_manpage_write(FILE *fp);
 
 /* A key (or a whole named section) that differs between two configs. */
 struct config_change {

@@ -1,0 +1,11 @@
+/* Writes bisectd.conf(5) from the configuration rows: `make docs`. */
+#include <stdio.h>
+
+#include "config/config.h"
+
+int
+main(void)
+{
+	config_manpage_write(stdout);
+	return fflush(stdout) == 0 ? 0 : 1;
+}
