@@ -15,6 +15,7 @@
 #include <jansson.h>
 
 #include "common/xmalloc.h"
+#include "store/store.h"
 #include "tests/support/daemon.h"
 #include "tests/support/svc.h"
 #include "tests/support/tst.h"
@@ -134,4 +135,44 @@ Test(backup, a_copy_taken_while_running_restores_every_bisection)
 		free(got);
 	}
 	free(copy);
+}
+
+/*
+ * Upgrades: the daemon migrates an older database at start (the first
+ * migration alone stands for the old release), and refuses a database
+ * written by a newer bisectd, naming both versions, without touching it.
+ */
+Test(backup, upgrades_migrate_and_a_newer_database_is_refused)
+{
+	struct store_migration *m;
+	struct store *s;
+	struct bd_error err;
+	char want[64];
+	int status;
+
+	cr_assert_eq(tst_daemon_setup(&restored, "upgrade", NULL, NULL), 0);
+	cr_assert_eq(store_open_with(&s, restored.db, store_migrations, 1,
+	    &err), 0, "%s", err.msg);
+	cr_assert_eq(store_schema_version(s), 1);
+	store_close(s);
+	cr_assert_eq(tst_daemon_start(&restored), 0, "the old database");
+	cr_assert_eq(tst_daemon_stop(&restored, SIGTERM), 0);
+	cr_assert_eq(store_open(&s, restored.db, &err), 0, "%s", err.msg);
+	cr_assert_eq(store_schema_version(s), (int)store_nmigrations);
+	store_close(s);
+
+	m = xcalloc(store_nmigrations + 1, sizeof(*m));
+	memcpy(m, store_migrations, store_nmigrations * sizeof(*m));
+	m[store_nmigrations].version = (int)store_nmigrations + 1;
+	m[store_nmigrations].sql = "CREATE TABLE later (x INTEGER);";
+	cr_assert_eq(store_open_with(&s, restored.db, m, store_nmigrations + 1,
+	    &err), 0, "%s", err.msg);
+	store_close(s);
+	status = tst_daemon_wait(tst_daemon_spawn(&restored, "newer.log"));
+	cr_assert_eq(status, 1, "a newer database must stop the start");
+	snprintf(want, sizeof(want), "version %zu", store_nmigrations + 1);
+	cr_assert(tst_daemon_log_wait(&restored, "newer.log", want));
+	snprintf(want, sizeof(want), "up to %zu", store_nmigrations);
+	cr_assert(tst_daemon_log_wait(&restored, "newer.log", want));
+	free(m);
 }
