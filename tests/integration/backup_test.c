@@ -45,27 +45,6 @@ backup_answer(struct tst_daemon *td, const char *line)
 	return text;
 }
 
-/* Waits until no run of id is in flight, as cancel_stops_the_work does. */
-static void
-backup_wait_quiet(int64_t id)
-{
-	int waited;
-	json_t *b;
-
-	for (waited = 0; waited < SVC_WAIT_MS; waited += 50) {
-		b = svc_status(id);
-		if (json_array_size(json_object_get(b, "in_flight")) == 0 &&
-		    json_integer_value(json_object_get(json_object_get(b,
-		    "runs"), "running")) == 0) {
-			json_decref(b);
-			return;
-		}
-		json_decref(b);
-		usleep(50 * 1000);
-	}
-	cr_assert_fail("runs of %lld still in flight", (long long)id);
-}
-
 Test(backup, a_copy_taken_while_running_restores_every_bisection)
 {
 	const char *queries[] = {
@@ -92,7 +71,7 @@ Test(backup, a_copy_taken_while_running_restores_every_bisection)
 	cr_assert(json_is_true(json_object_get(r, "ok")));
 	json_decref(r);
 	json_decref(svc_wait(cancelled));
-	backup_wait_quiet(cancelled);
+	svc_wait_quiet(cancelled);
 
 	/* A relative FILE is the client's: bisectctl makes it absolute. */
 	cr_assert_eq(chdir(svc.dir), 0);

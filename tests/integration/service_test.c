@@ -226,18 +226,7 @@ Test(service, cancel_stops_the_work)
 	cr_assert_str_eq(json_string_value(json_object_get(b, "state")),
 	    "cancelled");
 	json_decref(b);
-	for (waited = 0; waited < SVC_WAIT_MS; waited += 50) {
-		b = svc_status(id);
-		if (json_array_size(json_object_get(b, "in_flight")) == 0 &&
-		    json_integer_value(json_object_get(json_object_get(b,
-		    "runs"), "running")) == 0) {
-			json_decref(b);
-			break;
-		}
-		json_decref(b);
-		usleep(50 * 1000);
-	}
-	cr_assert_lt(waited, SVC_WAIT_MS, "runs still in flight after cancel");
+	svc_wait_quiet(id);
 	r = svc_req("{\"cmd\":\"cancel\",\"bisection\":%lld}", (long long)id);
 	cr_assert_not(json_is_true(json_object_get(r, "ok")));
 	json_decref(r);

@@ -302,3 +302,24 @@ svc_assert_hook_ran(void)
 	free(env);
 }
 
+
+/* Waits until no run of id is in flight or running, failing after a while. */
+void
+svc_wait_quiet(int64_t id)
+{
+	int waited;
+	json_t *b;
+
+	for (waited = 0; waited < SVC_WAIT_MS; waited += 50) {
+		b = svc_status(id);
+		if (json_array_size(json_object_get(b, "in_flight")) == 0 &&
+		    json_integer_value(json_object_get(json_object_get(b,
+		    "runs"), "running")) == 0) {
+			json_decref(b);
+			return;
+		}
+		json_decref(b);
+		usleep(50 * 1000);
+	}
+	cr_assert_fail("runs of %lld still in flight", (long long)id);
+}

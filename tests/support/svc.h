@@ -46,6 +46,8 @@ int64_t	 svc_bisect_range(const char *good, const char *bad,
 int64_t	 svc_bisect(const char *metric, int *existing);
 json_t	*svc_status(int64_t id);
 json_t	*svc_wait(int64_t id);
+/* Until no run of id is in flight or running (after a cancel). */
+void	 svc_wait_quiet(int64_t id);
 void	 svc_assert_culprit(json_t *b);
 size_t	 svc_assert_samples_consistent(int64_t id);
 void	 svc_assert_hook_ran(void);
