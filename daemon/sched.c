@@ -504,9 +504,12 @@ sched_cancel(struct sched *s, int64_t id, struct bd_error *err)
 	struct bisection_probe *p, *tp;
 	int rc;
 
-	if (b == NULL || b->phase == BISECTION_FINISHED)
-		return bd_error_set(err, -ENOENT, "bisection %lld is not "
-		    "running", (long long)id);
+	if (b == NULL)
+		return err && err->code ? err->code : -ENOENT;
+	if (b->phase == BISECTION_FINISHED)
+		return bd_error_set(err, -EALREADY, "bisection %lld has "
+		    "already ended (%s)", (long long)id,
+		    store_bisection_state_name(b->rec.state));
 	if ((rc = store_bisection_set_state(sched_store(s), id,
 	    STORE_BISECTION_CANCELLED, NULL, err)) < 0)
 		return rc;
