@@ -18,6 +18,8 @@ static const char *const proto_error_codes[PROTO_E_COUNT] = {
 	[PROTO_E_INVALID_ARGUMENT] = "invalid-argument",
 	[PROTO_E_NOT_FOUND] = "not-found",
 	[PROTO_E_CONFLICT] = "conflict",
+	[PROTO_E_PERMISSION_DENIED] = "permission-denied",
+	[PROTO_E_TIMEOUT] = "timeout",
 };
 
 /* One table maps codes to strings so that no reply spells a code by hand. */

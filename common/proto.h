@@ -34,6 +34,8 @@ enum proto_error {
 	PROTO_E_INVALID_ARGUMENT,	/* a field has a value that cannot work */
 	PROTO_E_NOT_FOUND,		/* no such bisection, host, revision or name */
 	PROTO_E_CONFLICT,		/* the object is not in a state that allows it */
+	PROTO_E_PERMISSION_DENIED,	/* the caller is not one of the operators */
+	PROTO_E_TIMEOUT,		/* a request line stayed incomplete; closed */
 	PROTO_E_COUNT
 };
 

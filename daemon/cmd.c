@@ -6,11 +6,13 @@
 
 #include "common/xmalloc.h"
 #include "config/config.h"
+#include "daemon/audit.h"
 #include "daemon/cmd.h"
 #include "daemon/cmdops.h"
 #include "daemon/cmdsvc.h"
 #include "daemon/ctl.h"
 #include "daemon/daemon.h"
+#include "daemon/perm.h"
 #include "common/log.h"
 #include "daemon/sched.h"
 #include "remote/pool.h"
@@ -239,10 +241,10 @@ static int
 cmd_reload(struct cmd_ctx *ctx)
 {
 	struct config_errors errs = { NULL, 0 };
-	json_t *restart = json_array(), *list;
+	json_t *restart = json_array(), *list, *not_applied = json_array();
 	size_t i;
 
-	if (daemon_reload(ctx->d, &errs, restart) < 0) {
+	if (daemon_reload(ctx->d, &errs, restart, not_applied) < 0) {
 		list = json_array();
 		for (i = 0; i < errs.n; i++)
 			json_array_append_new(list, json_string(errs.msgs[i]));
@@ -252,11 +254,13 @@ cmd_reload(struct cmd_ctx *ctx)
 		    "configuration stays", errs.n, errs.n == 1 ? "" : "s");
 		config_errors_release(&errs);
 		json_decref(restart);
+		json_decref(not_applied);
 		return -1;
 	}
 	config_errors_release(&errs);
 	cmd_put(ctx, ctx->reply, "reloaded", json_true());
 	cmd_put(ctx, ctx->reply, "restart_needed", restart);
+	cmd_put(ctx, ctx->reply, "not_applied", not_applied);
 	return 0;
 }
 
@@ -284,6 +288,12 @@ cmd_check(struct cmd_ctx *ctx, int *idp)
 	if (*idp < 0)
 		return cmd_fail(ctx, PROTO_E_UNKNOWN_COMMAND,
 		    "unknown command %.64s", json_string_value(cmd));
+	if ((proto_cmd_table[*idp].flags & PROTO_CMD_STATE_CHANGING) &&
+	    !perm_operator(ctx->d->cfg.daemon.operators, ctx->conn->uid))
+		return cmd_fail(ctx, PROTO_E_PERMISSION_DENIED, "%s changes "
+		    "state: only members of the operators groups (%s) may "
+		    "use it", proto_cmd_table[*idp].name,
+		    ctx->d->cfg.daemon.operators);
 	bd_error_clear(&err);
 	if (proto_cmd_check((enum proto_cmd_id)*idp, ctx->req, &code,
 	    &err) < 0)
@@ -294,18 +304,10 @@ cmd_check(struct cmd_ctx *ctx, int *idp)
 /* The audit trail: who asked for what state change, and how it ended. */
 static void
 cmd_record(struct daemon *d, uid_t uid, const struct proto_cmd *e,
-    const char *line, const char *outcome)
+    const char *summary, const char *outcome)
 {
-	struct bd_error err;
-
-	bd_error_clear(&err);
-	log_info("uid %u: %s: %s", (unsigned)uid, e->name, outcome);
-	if (d->store == NULL)
-		return;
-	if (store_event_add(d->store, daemon_now_ms(), uid, line, outcome,
-	    &err) < 0)
-		log_warnx("cannot record %s by uid %u: %s", e->name,
-		    (unsigned)uid, err.msg);
+	audit_record(&d->audit, d->store, daemon_now_ms(), uid, e->name,
+	    summary, outcome);
 }
 
 /*
@@ -343,7 +345,7 @@ struct cmd_pending {
 	const struct proto_cmd	*row;
 	json_t			*id;		/* the request's, or NULL */
 	json_t			*reply;
-	char			*line;		/* for the audit trail */
+	char			*summary;	/* for the audit trail */
 	char			 rawid[64];
 };
 
@@ -360,7 +362,7 @@ cmd_defer(struct cmd_ctx *ctx)
 	p->id = json_incref(json_object_get(ctx->req, "id"));
 	p->reply = ctx->reply;
 	ctx->reply = NULL;
-	p->line = xstrdup(ctx->line);
+	p->summary = audit_summary(ctx->req);
 	memcpy(p->rawid, ctx->rawid, sizeof(p->rawid));
 	return p;
 }
@@ -378,7 +380,7 @@ cmd_pending_finish(struct cmd_pending *p, json_t *reply, const char *outcome)
 	struct ctl_conn *conn = ctl_server_find(p->srv, p->serial);
 
 	if (p->row->flags & PROTO_CMD_STATE_CHANGING)
-		cmd_record(p->d, p->uid, p->row, p->line, outcome);
+		cmd_record(p->d, p->uid, p->row, p->summary, outcome);
 	if (conn != NULL) {
 		cmd_send(conn, p->row, reply, p->rawid);
 		ctl_conn_unhold(conn);
@@ -387,7 +389,7 @@ cmd_pending_finish(struct cmd_pending *p, json_t *reply, const char *outcome)
 		    (unsigned)p->uid, p->row->name);
 	json_decref(reply);
 	json_decref(p->id);
-	free(p->line);
+	free(p->summary);
 	free(p);
 }
 
@@ -443,6 +445,7 @@ cmd_dispatch(struct ctl_conn *conn, char *line, size_t len, void *arg)
 	int cmdid = -1;
 	json_error_t jerr;
 	json_t *id = NULL, *reply, *eobj;
+	char *summary;
 	int rc = -1;
 
 	if (cmd_blank(line, len))
@@ -489,9 +492,12 @@ cmd_dispatch(struct ctl_conn *conn, char *line, size_t len, void *arg)
 		if (ctx.detail != NULL)
 			json_object_update(eobj, ctx.detail);
 	}
-	if (e != NULL && (e->flags & PROTO_CMD_STATE_CHANGING))
-		cmd_record(ctx.d, conn->uid, e, line, rc == 0 ? "ok" :
+	if (e != NULL && (e->flags & PROTO_CMD_STATE_CHANGING)) {
+		summary = audit_summary(ctx.req);
+		cmd_record(ctx.d, conn->uid, e, summary, rc == 0 ? "ok" :
 		    proto_error_code(ctx.error));
+		free(summary);
+	}
 	cmd_send(conn, e, reply, ctx.rawid);
 	json_decref(reply);
 	json_decref(ctx.detail);

@@ -46,7 +46,7 @@ typedef int cmd_fn(struct cmd_ctx *ctx);
 
 /*
  * A reply owed by a command that finishes off the loop (a backup, a
- * fetch): it keeps the request's id, the peer's uid and the request line
+ * fetch): it keeps the request's id, the peer's uid and a summary of the request
  * for the audit trail, and finds its connection again by serial, so a
  * client that went away meanwhile loses only its reply.  The connection
  * reads no further request until the reply is sent.
