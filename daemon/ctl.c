@@ -15,7 +15,8 @@
 #include "common/log.h"
 #include "common/proto.h"
 
-#define CTL_BACKLOG	128
+/* Connections accepted per loop iteration, so reads are not starved. */
+#define CTL_ACCEPT_BURST	16
 #define CTL_IN_START	4096
 #define CTL_IN_MAX	(PROTO_LINE_MAX + 1)	/* a full line and its newline */
 
@@ -301,68 +302,133 @@ ctl_server_count(const struct ctl_server *srv, const uid_t *uid)
 	return n;
 }
 
-/* Admits a client only under both caps, so one user cannot starve others. */
+/*
+ * Refuses a connection before any libuv handle exists: the short reply
+ * goes out at once (an empty socket buffer takes it) and the descriptor
+ * is closed now, so a uid that reconnects in a loop costs two system
+ * calls and holds nothing.
+ */
 static void
-ctl_accept(uv_stream_t *listener, int status)
+ctl_reject(int fd, unsigned serial, uid_t uid, const char *msg)
 {
-	struct ctl_server *srv = listener->data;
+	json_t *r = proto_reply_error(NULL, PROTO_E_TOO_MANY_CONNECTIONS, msg);
+	size_t len;
+	char *line = r != NULL ? proto_encode(r, &len) : NULL;
+
+	log_debug("client %u (uid %u) refused: %s", serial, (unsigned)uid,
+	    msg);
+	if (line != NULL)
+		(void)send(fd, line, len, MSG_DONTWAIT | MSG_NOSIGNAL);
+	free(line);
+	json_decref(r);
+	close(fd);
+}
+
+/*
+ * The caps for a peer: per uid first, so a flooding uid is refused on its
+ * own cap (the message names the global cap too when that is reached as
+ * well).  Returns 0 to admit, or -1 with msg filled.
+ */
+static int
+ctl_admit(const struct ctl_server *srv, uid_t uid, char *msg, size_t size)
+{
+	int full = srv->max_clients != 0 &&
+	    ctl_server_count(srv, NULL) >= srv->max_clients;
+
+	if (srv->max_per_uid != 0 &&
+	    ctl_server_count(srv, &uid) >= srv->max_per_uid) {
+		snprintf(msg, size, "uid %u already has %u connections "
+		    "(max_clients_per_uid)%s", (unsigned)uid, srv->max_per_uid,
+		    full ? ", and the daemon serves at most that many "
+		    "(max_clients)" : "");
+		return -1;
+	}
+	if (full) {
+		snprintf(msg, size, "the daemon serves at most %u connections "
+		    "(max_clients)", srv->max_clients);
+		return -1;
+	}
+	return 0;
+}
+
+/* One accepted descriptor: checked against the caps, then served. */
+static void
+ctl_accept_one(struct ctl_server *srv, int fd)
+{
 	struct ctl_conn *conn;
 	struct ucred cred;
 	socklen_t clen = sizeof(cred);
+	unsigned serial = ++srv->serial;
 	char msg[200];
-	int fd, full;
 
-	if (status < 0) {
-		log_warnx("accept: %s", uv_strerror(status));
+	if (getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &cred, &clen) == -1) {
+		log_warn("client %u: SO_PEERCRED", serial);
+		close(fd);
+		return;
+	}
+	if (ctl_admit(srv, cred.uid, msg, sizeof(msg)) < 0) {
+		ctl_reject(fd, serial, cred.uid, msg);
 		return;
 	}
 	conn = xcalloc(1, sizeof(*conn));
 	conn->srv = srv;
-	conn->serial = ++srv->serial;
+	conn->serial = serial;
+	conn->uid = cred.uid;
+	conn->pid = cred.pid;
 	uv_pipe_init(srv->loop, &conn->pipe, 0);
 	conn->pipe.data = conn;
 	TAILQ_INSERT_TAIL(&srv->conns, conn, entry);
-	if (uv_accept(listener, (uv_stream_t *)&conn->pipe) < 0) {
+	if (uv_pipe_open(&conn->pipe, fd) < 0) {
+		close(fd);
 		ctl_conn_abort(conn);
 		return;
 	}
-	if (uv_fileno((uv_handle_t *)&conn->pipe, &fd) < 0 ||
-	    getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &cred, &clen) == -1) {
-		log_warn("client %u: SO_PEERCRED", conn->serial);
-		ctl_conn_abort(conn);
-		return;
-	}
-	conn->uid = cred.uid;
-	conn->pid = cred.pid;
 	log_debug("client %u connected: uid %u pid %ld", conn->serial,
 	    (unsigned)conn->uid, (long)conn->pid);
-	/*
-	 * Per uid first: a flooding uid is refused on its own cap (the
-	 * message names the global cap too when that is reached as well).
-	 */
-	full = srv->max_clients != 0 &&
-	    ctl_server_count(srv, NULL) >= srv->max_clients;
-	if (srv->max_per_uid != 0 &&
-	    ctl_server_count(srv, &conn->uid) >= srv->max_per_uid) {
-		snprintf(msg, sizeof(msg), "uid %u already has %u connections "
-		    "(max_clients_per_uid)%s", (unsigned)conn->uid,
-		    srv->max_per_uid, full ? ", and the daemon serves at most "
-		    "that many (max_clients)" : "");
-		log_debug("client %u refused: %s", conn->serial, msg);
-		ctl_conn_refuse(conn, PROTO_E_TOO_MANY_CONNECTIONS, msg);
-		return;
-	}
-	if (full) {
-		snprintf(msg, sizeof(msg), "the daemon serves at most %u "
-		    "connections (max_clients)", srv->max_clients);
-		log_info("client %u (uid %u) refused: %s", conn->serial,
-		    (unsigned)conn->uid, msg);
-		ctl_conn_refuse(conn, PROTO_E_TOO_MANY_CONNECTIONS, msg);
-		return;
-	}
 	conn->accepted = 1;
 	uv_read_start((uv_stream_t *)&conn->pipe, ctl_conn_alloc,
 	    ctl_conn_read);
+}
+
+/*
+ * Accepts at most CTL_ACCEPT_BURST connections per loop iteration: libuv's
+ * own listener accepts until the backlog is empty, which a client that
+ * reconnects in a loop never lets happen, and then no reply is ever read
+ * or written.  The poll is level-triggered, so the rest waits one turn.
+ */
+static void
+ctl_accept(uv_poll_t *h, int status, int events)
+{
+	struct ctl_server *srv = h->data;
+	int i, fd;
+
+	(void)events;
+	if (status < 0) {
+		log_warnx("accept: %s", uv_strerror(status));
+		return;
+	}
+	for (i = 0; i < CTL_ACCEPT_BURST; i++) {
+		fd = accept4(srv->listen_fd, NULL, NULL, SOCK_NONBLOCK |
+		    SOCK_CLOEXEC);
+		if (fd == -1) {
+			if (errno != EAGAIN && errno != EINTR &&
+			    errno != ECONNABORTED)
+				log_warn("accept");
+			return;
+		}
+		ctl_accept_one(srv, fd);
+	}
+}
+
+/* The listening descriptor is ours to close once libuv lets go of it. */
+static void
+ctl_listener_closed(uv_handle_t *h)
+{
+	struct ctl_server *srv = h->data;
+
+	if (srv->listen_fd >= 0)
+		close(srv->listen_fd);
+	srv->listen_fd = -1;
 }
 
 /* Records which file is ours before anything can fail, for release. */
@@ -387,11 +453,13 @@ ctl_server_init(struct ctl_server *srv, uv_loop_t *loop, int fd,
 	srv->drain.data = srv;
 	uv_timer_init(loop, &srv->sweep);
 	srv->sweep.data = srv;
-	uv_pipe_init(loop, &srv->listener, 0);
+	srv->listen_fd = fd;
+	if ((rc = uv_poll_init(loop, &srv->listener, fd)) < 0)
+		return bd_error_set(err, -EIO, "cannot serve %s: %s", path,
+		    uv_strerror(rc));
 	srv->listener.data = srv;
-	if ((rc = uv_pipe_open(&srv->listener, fd)) < 0 ||
-	    (rc = uv_listen((uv_stream_t *)&srv->listener, CTL_BACKLOG,
-	    ctl_accept)) < 0)
+	srv->listening = 1;
+	if ((rc = uv_poll_start(&srv->listener, UV_READABLE, ctl_accept)) < 0)
 		return bd_error_set(err, -EIO, "cannot serve %s: %s", path,
 		    uv_strerror(rc));
 	return 0;
@@ -467,8 +535,8 @@ ctl_server_stop(struct ctl_server *srv)
 	if (srv->stopping)
 		return;
 	srv->stopping = 1;
-	if (!uv_is_closing((uv_handle_t *)&srv->listener))
-		uv_close((uv_handle_t *)&srv->listener, NULL);
+	if (srv->listening && !uv_is_closing((uv_handle_t *)&srv->listener))
+		uv_close((uv_handle_t *)&srv->listener, ctl_listener_closed);
 	if (!uv_is_closing((uv_handle_t *)&srv->sweep))
 		uv_close((uv_handle_t *)&srv->sweep, NULL);
 	TAILQ_FOREACH(conn, &srv->conns, entry)

@@ -79,7 +79,9 @@ TAILQ_HEAD(ctl_conn_list, ctl_conn);
 
 struct ctl_server {
 	uv_loop_t		*loop;
-	uv_pipe_t		 listener;
+	uv_poll_t		 listener;	/* on listen_fd; we accept */
+	int			 listen_fd;
+	int			 listening;	/* listener initialised */
 	uv_timer_t		 drain;
 	uv_timer_t		 sweep;		/* partial-line timeouts */
 	char			*path;		/* socket file we created */
