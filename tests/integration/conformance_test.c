@@ -351,7 +351,7 @@ Test(conformance, every_documented_request_against_real_content)
 		    line);
 		why = xstrdup("");
 		conf_shape(want, got, "reply", &why);
-		cr_expect_str_eq(why, "", "%s -> %s: %s", req, line, why);
+		cr_expect_str_eq(why, "", "%s: %s", req, why);
 		free(why);
 		free(line);
 		json_decref(got);
