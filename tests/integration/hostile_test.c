@@ -38,6 +38,17 @@ hostile_start(const char *daemon_extra)
 	cr_assert_eq(tst_daemon_start(&td), 0, "bisectd did not start");
 }
 
+/* A fresh daemon and one client connection to it. */
+static int
+hostile_connect(void)
+{
+	int fd;
+
+	hostile_start(NULL);
+	cr_assert_geq(fd = tst_daemon_connect(&td), 0);
+	return fd;
+}
+
 /* n copies of the euro sign (3 bytes each) after prefix; caller frees. */
 static char *
 euros(const char *prefix, size_t n)
@@ -102,8 +113,7 @@ HTEST(multibyte_names_get_a_full_error_object)
 	size_t i;
 	int fd;
 
-	hostile_start(NULL);
-	cr_assert_geq(fd = tst_daemon_connect(&td), 0);
+	fd = hostile_connect();
 	name = euros("", 30);
 	xasprintf(&line, "{\"cmd\":\"%s\"}", name);
 	json_decref(expect_error(fd, line, "unknown-command"));
@@ -124,31 +134,32 @@ HTEST(multibyte_names_get_a_full_error_object)
 	close(fd);
 }
 
+/* The reply to cmd with this id text must start with ok and the same text. */
+static void
+expect_id_echo(int fd, const char *cmd, const char *ok, const char *id)
+{
+	char *line, *reply, want[64];
+
+	snprintf(want, sizeof(want), "{\"ok\":%s,\"id\":%s,", ok, id);
+	xasprintf(&line, "{\"cmd\":\"%s\",\"id\":%s}", cmd, id);
+	reply = tst_daemon_rpc(fd, line);
+	cr_assert_not_null(reply);
+	cr_assert_eq(strncmp(reply, want, strlen(want)), 0, "%s", reply);
+	free(reply);
+	free(line);
+}
+
 /* An id is echoed as the client wrote it, in replies and errors alike. */
 HTEST(numeric_ids_come_back_unchanged)
 {
 	static const char *const ids[] = { "1e-400", "12.50", "-0", "7E+2" };
-	char *line, *reply, want[64];
 	size_t i;
 	int fd;
 
-	hostile_start(NULL);
-	cr_assert_geq(fd = tst_daemon_connect(&td), 0);
+	fd = hostile_connect();
 	for (i = 0; i < sizeof(ids) / sizeof(ids[0]); i++) {
-		snprintf(want, sizeof(want), "{\"ok\":true,\"id\":%s,", ids[i]);
-		xasprintf(&line, "{\"cmd\":\"ping\",\"id\":%s}", ids[i]);
-		reply = tst_daemon_rpc(fd, line);
-		cr_assert_not_null(reply);
-		cr_assert_eq(strncmp(reply, want, strlen(want)), 0, "%s", reply);
-		free(reply);
-		free(line);
-		snprintf(want, sizeof(want), "{\"ok\":false,\"id\":%s,", ids[i]);
-		xasprintf(&line, "{\"cmd\":\"nosuch\",\"id\":%s}", ids[i]);
-		reply = tst_daemon_rpc(fd, line);
-		cr_assert_not_null(reply);
-		cr_assert_eq(strncmp(reply, want, strlen(want)), 0, "%s", reply);
-		free(reply);
-		free(line);
+		expect_id_echo(fd, "ping", "true", ids[i]);
+		expect_id_echo(fd, "nosuch", "false", ids[i]);
 	}
 	close(fd);
 }
@@ -164,8 +175,7 @@ HTEST(priority_outside_its_range_is_refused)
 	size_t i;
 	int fd;
 
-	hostile_start(NULL);
-	cr_assert_geq(fd = tst_daemon_connect(&td), 0);
+	fd = hostile_connect();
 	for (i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
 		xasprintf(&line, "{\"cmd\":\"bisect\",\"good\":[\"v1\"],"
 		    "\"bad\":\"v2\",\"benchmark\":\"b\",\"metric\":\"m\","
@@ -179,36 +189,43 @@ HTEST(priority_outside_its_range_is_refused)
 	close(fd);
 }
 
+/*
+ * A bisect request with n goods, "v-good" every time or all different;
+ * caller frees.  The quadratic build is fine for a few thousand.
+ */
+static char *
+bisect_with_goods(int n, int distinct)
+{
+	char *goods = xstrdup(""), *next, *line;
+	int i;
+
+	for (i = 0; i < n; i++) {
+		if (distinct)
+			xasprintf(&next, "%s%s\"v%d\"", goods, i ? "," : "", i);
+		else
+			xasprintf(&next, "%s%s\"v-good\"", goods, i ? "," : "");
+		free(goods);
+		goods = next;
+	}
+	xasprintf(&line, "{\"cmd\":\"bisect\",\"good\":[%s],\"bad\":\"v2\","
+	    "\"benchmark\":\"b\",\"metric\":\"m\"}", goods);
+	free(goods);
+	return line;
+}
+
 /* Defect 4: goods are deduplicated, and more than 64 are refused. */
 HTEST(good_lists_are_capped_after_deduplication)
 {
-	char *goods = xstrdup(""), *next, *line;
+	char *line;
 	json_t *r;
-	int fd, i;
+	int fd;
 
-	hostile_start(NULL);
-	cr_assert_geq(fd = tst_daemon_connect(&td), 0);
+	fd = hostile_connect();
 	/* 7000 copies of one revision: one good, so it reaches the lookup. */
-	for (i = 0; i < 7000; i++) {
-		xasprintf(&next, "%s%s\"v-good\"", goods, i ? "," : "");
-		free(goods);
-		goods = next;
-	}
-	xasprintf(&line, "{\"cmd\":\"bisect\",\"good\":[%s],\"bad\":\"v2\","
-	    "\"benchmark\":\"b\",\"metric\":\"m\"}", goods);
-	free(goods);
-	r = expect_error(fd, line, "not-found");
-	json_decref(r);
+	line = bisect_with_goods(7000, 0);
+	json_decref(expect_error(fd, line, "not-found"));
 	free(line);
-	goods = xstrdup("");
-	for (i = 0; i < 65; i++) {
-		xasprintf(&next, "%s%s\"v%d\"", goods, i ? "," : "", i);
-		free(goods);
-		goods = next;
-	}
-	xasprintf(&line, "{\"cmd\":\"bisect\",\"good\":[%s],\"bad\":\"v2\","
-	    "\"benchmark\":\"b\",\"metric\":\"m\"}", goods);
-	free(goods);
+	line = bisect_with_goods(65, 1);
 	r = expect_error(fd, line, "invalid-argument");
 	cr_assert_not_null(strstr(json_string_value(json_object_get(
 	    json_object_get(r, "error"), "message")), "64"));
@@ -233,8 +250,7 @@ HTEST(error_replies_name_no_server_path)
 	size_t i;
 	int fd;
 
-	hostile_start(NULL);
-	cr_assert_geq(fd = tst_daemon_connect(&td), 0);
+	fd = hostile_connect();
 	for (i = 0; i < sizeof(reqs) / sizeof(reqs[0]); i++) {
 		reply = tst_daemon_rpc(fd, reqs[i]);
 		cr_assert_not_null(reply);
