@@ -16,6 +16,7 @@
 #include "daemon/ctlsock.h"
 #include "daemon/daemon.h"
 #include "daemon/notify.h"
+#include "daemon/perm.h"
 #include "common/log.h"
 #include "store/store.h"
 #include "daemon/sched.h"
@@ -174,16 +175,20 @@ daemon_start_loop(struct daemon *d, int fd, struct bd_error *err)
 
 /*
  * What startup would refuse that the file's syntax cannot show, so that
- * `bisectd -n` and a start agree: for now, that socket_group exists.
+ * `bisectd -n` and a start agree: that the operators groups and the
+ * socket_group exist.
  */
 int
 daemon_config_check(const struct config *cfg, struct bd_error *err)
 {
 	const char *group = cfg->daemon.socket_group;
 	struct group gr, *grp = NULL;
+	struct bd_error perr;
 	char buf[4096];
 	int rc;
 
+	if ((rc = perm_check(cfg->daemon.operators, &perr)) < 0)
+		return bd_error_set(err, rc, "%s: %s", cfg->path, perr.msg);
 	if (group == NULL)
 		return 0;
 	rc = getgrnam_r(group, &gr, buf, sizeof(buf), &grp);
@@ -198,8 +203,9 @@ daemon_config_check(const struct config *cfg, struct bd_error *err)
 }
 
 /*
- * The socket is checked first, so a second daemon leaves the database
- * alone; nobody is served before the loop runs, after the store is open.
+ * The database lock is taken first, so a second daemon leaves the first's
+ * socket and database alone; nobody is served before the loop runs, after
+ * the store is open.
  */
 int
 daemon_init(struct daemon *d, const char *config_path, struct config *cfg,
@@ -223,6 +229,8 @@ daemon_init(struct daemon *d, const char *config_path, struct config *cfg,
 		return bd_error_set(err, -EINVAL,
 		    "%s: [daemon] socket and database are required",
 		    config_path);
+	if ((rc = perm_check(dc->operators, err)) < 0)
+		return rc;
 	/* Before the socket: a second daemon must not touch the first's. */
 	if ((rc = daemon_lock_db(d, dc->database, dc->socket, err)) < 0)
 		return rc;

@@ -48,8 +48,8 @@ struct daemon {
 };
 
 /*
- * Checks what startup needs beyond the file's syntax (the socket_group
- * exists).  Returns 0, or a negative errno with err naming file and key.
+ * Checks what startup needs beyond the file's syntax (the operators
+ * groups and the socket_group exist).  Returns 0, or a negative errno with err naming file and key.
  */
 int	daemon_config_check(const struct config *cfg, struct bd_error *err);
 /*

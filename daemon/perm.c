@@ -1,3 +1,4 @@
+#include <errno.h>
 #include <grp.h>
 #include <pwd.h>
 #include <stdlib.h>
@@ -54,4 +55,24 @@ perm_operator(const char *operators, uid_t uid)
 	free(list);
 	free(buf);
 	return ok;
+}
+
+/* The same list walk as perm_operator, at startup and for bisectd -n. */
+int
+perm_check(const char *operators, struct bd_error *err)
+{
+	char *list, *name, *save = NULL;
+	gid_t gid;
+	int rc = 0;
+
+	if (operators == NULL)
+		return 0;
+	list = xstrdup(operators);
+	for (name = strtok_r(list, ", ", &save); name != NULL && rc == 0;
+	    name = strtok_r(NULL, ", ", &save))
+		if (perm_gid(name, &gid) < 0)
+			rc = bd_error_set(err, -ENOENT, "[daemon] operators: "
+			    "no such group '%s'", name);
+	free(list);
+	return rc;
 }

@@ -236,13 +236,35 @@ guard_nobody_requests(void)
 }
 
 /* Operators change state; everyone else may only look. */
+GTEST(operators_naming_no_group_are_refused)
+{
+	const char *bin = tst_env_path("BISECTD_BIN");
+	char *out;
+	int st;
+
+	cr_assert_eq(tst_daemon_setup(&td, "guard", "operators = root, "
+	    "no-such-group-bisectd\n", NULL), 0);
+	{
+		const char *argv[] = { bin, "-n", "-c", td.conf, NULL };
+
+		out = tst_daemon_run_both(argv, &st);
+	}
+	cr_assert_neq(st, 0, "%s", out);
+	cr_assert_not_null(strstr(out, "no-such-group-bisectd"), "%s", out);
+	free(out);
+	cr_assert_neq(tst_daemon_wait(tst_daemon_spawn(&td, "bisectd.log")), 0,
+	    "started with an unknown operators group");
+	cr_assert(tst_daemon_log_wait(&td, "bisectd.log", "operators"));
+}
+
+
 GTEST(state_changing_commands_are_for_operators)
 {
 	json_t *r;
 	pid_t pid;
 	int fd, st;
 
-	guard_start("operators = no-such-group-bisectd, root\n");
+	guard_start("operators = root, root\n");
 	cr_assert_geq(fd = tst_daemon_connect(&td), 0);
 	r = guard_rpc(fd, "{\"cmd\":\"cancel\",\"bisection\":5}");
 	cr_assert_not_null(r);
