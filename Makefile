@@ -112,7 +112,7 @@ test: test-deps $(BUILD)/asan/bisectd $(BUILD)/asan/bisectctl $(BUILD)/asan/test
 	@echo "running Criterion tests (ASan + UBSan)"
 	BISECTD_BIN=$(abspath $(BUILD)/asan/bisectd) \
 	BISECTCTL_BIN=$(abspath $(BUILD)/asan/bisectctl) \
-	BISECTD_SRCDIR=$(CURDIR) \
+	BISECTD_SRCDIR=$(CURDIR) BISECTD_STRICT_JSON=1 \
 	ASAN_OPTIONS=detect_leaks=1:abort_on_error=0 \
 	UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
 	$(BUILD)/asan/tests/run-tests --jobs $(JOBS) --verbose=0 $(if $(FILTER),--filter '$(FILTER)')

@@ -16,6 +16,7 @@ bd_error_set(struct bd_error *err, int code, const char *fmt, ...)
 	va_start(ap, fmt);
 	vsnprintf(err->msg, sizeof(err->msg), fmt, ap);
 	va_end(ap);
+	bd_utf8_fix(err->msg);
 	return code;
 }
 
@@ -27,4 +28,68 @@ bd_error_clear(struct bd_error *err)
 		return;
 	err->code = 0;
 	err->msg[0] = '\0';
+}
+
+/*
+ * The length of the valid UTF-8 character at s (at most left bytes), 0 when
+ * the bytes there start none, or -1 when the character is cut off by the end
+ * of the string.  Overlong forms and surrogates are not valid.
+ */
+static int
+bd_utf8_char(const unsigned char *s, size_t left)
+{
+	static const struct {
+		unsigned char	 mask, lead;	/* lead byte pattern */
+		int		 len;
+		unsigned	 min;		/* smallest value, no overlong */
+	} forms[] = {
+		{ .mask = 0x80, .lead = 0x00, .len = 1, .min = 0 },
+		{ .mask = 0xe0, .lead = 0xc0, .len = 2, .min = 0x80 },
+		{ .mask = 0xf0, .lead = 0xe0, .len = 3, .min = 0x800 },
+		{ .mask = 0xf8, .lead = 0xf0, .len = 4, .min = 0x10000 },
+	};
+	size_t f, i;
+	unsigned cp;
+
+	for (f = 0; f < sizeof(forms) / sizeof(forms[0]); f++)
+		if ((s[0] & forms[f].mask) == forms[f].lead)
+			break;
+	if (f == sizeof(forms) / sizeof(forms[0]))
+		return 0;
+	cp = s[0] & (unsigned char)~forms[f].mask;
+	for (i = 1; i < (size_t)forms[f].len; i++) {
+		if (i >= left)
+			return -1;
+		if ((s[i] & 0xc0) != 0x80)
+			return 0;
+		cp = cp << 6 | (s[i] & 0x3f);
+	}
+	if (cp < forms[f].min || cp > 0x10ffff ||
+	    (cp >= 0xd800 && cp <= 0xdfff))
+		return 0;
+	return forms[f].len;
+}
+
+/* Byte limits (%.64s, fixed buffers) cut anywhere; JSON needs characters. */
+char *
+bd_utf8_fix(char *s)
+{
+	unsigned char *p = (unsigned char *)s;
+	size_t left = strlen(s);
+	int n;
+
+	while (left > 0) {
+		n = bd_utf8_char(p, left);
+		if (n < 0) {
+			*p = '\0';
+			break;
+		}
+		if (n == 0) {
+			*p = '?';
+			n = 1;
+		}
+		p += n;
+		left -= (size_t)n;
+	}
+	return s;
 }

@@ -29,4 +29,11 @@ int bd_error_set(struct bd_error *err, int code, const char *fmt, ...)
 /* Clears err so that a reused struct does not show an old message. */
 void bd_error_clear(struct bd_error *err);
 
+/*
+ * Makes s (NUL-terminated, edited in place) valid UTF-8 for a JSON reply:
+ * a character cut at the end by a byte limit is removed, any other byte
+ * that starts no valid character becomes '?'.  Returns s.
+ */
+char *bd_utf8_fix(char *s);
+
 #endif

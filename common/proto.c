@@ -1,6 +1,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "common/error.h"
 #include "common/xmalloc.h"
 #include "common/proto.h"
 
@@ -17,6 +18,8 @@ static const char *const proto_error_codes[PROTO_E_COUNT] = {
 	[PROTO_E_INVALID_ARGUMENT] = "invalid-argument",
 	[PROTO_E_NOT_FOUND] = "not-found",
 	[PROTO_E_CONFLICT] = "conflict",
+	[PROTO_E_PERMISSION_DENIED] = "permission-denied",
+	[PROTO_E_TIMEOUT] = "timeout",
 };
 
 /* One table maps codes to strings so that no reply spells a code by hand. */
@@ -53,11 +56,19 @@ proto_reply_ok(json_t *id)
 json_t *
 proto_reply_error(json_t *id, enum proto_error e, const char *message)
 {
-	json_t *r = proto_reply(id, 0);
+	json_t *r = proto_reply(id, 0), *eobj;
+	char *fixed = xstrdup(message ? message : "");
 
-	if (r != NULL)
-		json_object_set_new(r, "error", json_pack("{s:s, s:s}",
-		    "code", proto_error_code(e), "message", message));
+	eobj = json_pack("{s:s, s:s}", "code", proto_error_code(e),
+	    "message", bd_utf8_fix(fixed));
+	free(fixed);
+	if (eobj == NULL)	/* only when out of memory */
+		eobj = json_pack("{s:s, s:s}", "code", "internal",
+		    "message", "cannot encode the error message");
+	if (r != NULL && json_object_set_new(r, "error", eobj) < 0) {
+		json_decref(r);
+		r = NULL;
+	}
 	return r;
 }
 
@@ -78,5 +89,106 @@ proto_encode(const json_t *msg, size_t *lenp)
 	line[n + 1] = '\0';
 	free(s);
 	*lenp = n + 1;
+	return line;
+}
+
+/* Skips a JSON string starting at its opening quote; returns past its end. */
+static size_t
+proto_skip_string(const char *s, size_t i, size_t len)
+{
+	for (i++; i < len && s[i] != '"'; i++)
+		if (s[i] == '\\')
+			i++;
+	return i + 1;
+}
+
+/* Skips blanks, which JSON allows between any two tokens. */
+static size_t
+proto_skip_ws(const char *s, size_t i, size_t len)
+{
+	while (i < len && (s[i] == ' ' || s[i] == '\t' || s[i] == '\n' ||
+	    s[i] == '\r'))
+		i++;
+	return i;
+}
+
+/* jansson keeps no number text, so the id is read from the line itself. */
+int
+proto_raw_number(const char *line, size_t len, const char *key, char *buf,
+    size_t size)
+{
+	size_t klen = strlen(key), i, k, n;
+	int depth = 0, want_key = 0;
+
+	for (i = 0; i < len; ) {
+		switch (line[i]) {
+		case '"':
+			k = i;
+			i = proto_skip_string(line, i, len);
+			if (depth != 1 || !want_key)
+				continue;
+			want_key = 0;
+			if (i - k - 2 != klen || memcmp(line + k + 1, key,
+			    klen) != 0)
+				continue;
+			i = proto_skip_ws(line, i, len);
+			if (i >= len || line[i] != ':')
+				return -1;
+			i = proto_skip_ws(line, i + 1, len);
+			for (n = 0; i + n < len &&
+			    strchr("+-.0123456789eE", line[i + n]) != NULL &&
+			    line[i + n] != '\0'; n++)
+				;
+			if (n == 0 || n >= size)
+				return -1;
+			memcpy(buf, line + i, n);
+			buf[n] = '\0';
+			return 0;
+		case '{':
+		case '[':
+			depth++;
+			want_key = depth == 1 && line[i] == '{';
+			break;
+		case '}':
+		case ']':
+			depth--;
+			break;
+		case ',':
+			want_key = depth == 1;
+			break;
+		}
+		i++;
+	}
+	return -1;
+}
+
+/* The envelope puts "ok" then "id" first, so the id's text is easy to find. */
+char *
+proto_encode_id(const json_t *msg, const char *rawid, size_t *lenp)
+{
+	static const char *const heads[] = {
+		"{\"ok\":true,\"id\":", "{\"ok\":false,\"id\":",
+	};
+	char *line, *out;
+	size_t i, h, end, rlen;
+
+	line = proto_encode(msg, lenp);
+	if (line == NULL || rawid == NULL || *rawid == '\0' ||
+	    !json_is_number(json_object_get(msg, "id")))
+		return line;
+	for (i = 0; i < sizeof(heads) / sizeof(heads[0]); i++) {
+		h = strlen(heads[i]);
+		if (strncmp(line, heads[i], h) != 0)
+			continue;
+		end = h + strcspn(line + h, ",}");
+		rlen = strlen(rawid);
+		out = xmalloc(*lenp - (end - h) + rlen + 1);
+		memcpy(out, line, h);
+		memcpy(out + h, rawid, rlen);
+		memcpy(out + h + rlen, line + end, *lenp - end + 1);
+		*lenp = *lenp - (end - h) + rlen;
+		free(line);
+		return out;
+	}
 	return line;
 }

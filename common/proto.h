@@ -34,6 +34,8 @@ enum proto_error {
 	PROTO_E_INVALID_ARGUMENT,	/* a field has a value that cannot work */
 	PROTO_E_NOT_FOUND,		/* no such bisection, host, revision or name */
 	PROTO_E_CONFLICT,		/* the object is not in a state that allows it */
+	PROTO_E_PERMISSION_DENIED,	/* the caller is not one of the operators */
+	PROTO_E_TIMEOUT,		/* a request line stayed incomplete; closed */
 	PROTO_E_COUNT
 };
 
@@ -45,7 +47,11 @@ const char	*proto_error_code(enum proto_error e);
  * returned object and adds its payload to it.
  */
 json_t		*proto_reply_ok(json_t *id);
-/* {"ok":false,"id":...,"error":{"code":...,"message":...}}; caller owns it. */
+/*
+ * {"ok":false,"id":...,"error":{"code":...,"message":...}}; caller owns it.
+ * A message that is not valid UTF-8 (a byte limit cut a character) is
+ * repaired, so the error object is always there.
+ */
 json_t		*proto_reply_error(json_t *id, enum proto_error e,
 		    const char *message);
 
@@ -55,5 +61,21 @@ json_t		*proto_reply_error(json_t *id, enum proto_error e,
  * when msg cannot be encoded (a broken invariant for our own replies).
  */
 char		*proto_encode(const json_t *msg, size_t *lenp);
+/*
+ * As proto_encode, but a numeric "id" (second member, as the reply
+ * functions put it) is written as rawid, the request's own text of it, so
+ * that 1e-400 or 12345678901234567890 come back unchanged.  rawid may be
+ * NULL or empty.
+ */
+char		*proto_encode_id(const json_t *msg, const char *rawid,
+		    size_t *lenp);
+/*
+ * The JSON text of the number that is the top-level member key of the
+ * object in line (len bytes, already parsed as valid JSON): copied into buf
+ * (size bytes) and 0, or -1 when the member is absent, not a number, or
+ * its text does not fit.
+ */
+int		 proto_raw_number(const char *line, size_t len,
+		    const char *key, char *buf, size_t size);
 
 #endif

@@ -67,6 +67,8 @@ struct config_daemon {
 	int		 log_level;		/* enum log_level value */
 	unsigned	 max_clients;		/* all connections */
 	unsigned	 max_clients_per_uid;	/* connections from one uid */
+	uint64_t	 client_timeout_ms;	/* partial line; 0: none */
+	char		*operators;		/* GROUP[,GROUP]; NULL: anyone */
 	char		*report_hook;		/* command, report on stdin; NULL: none */
 };
 

@@ -55,6 +55,13 @@ static const struct config_key config_daemon_keys[] = {
 	    "Control connections at once, all clients together."),
 	KEY(config_daemon, max_clients_per_uid, uint, 0, 1, 100000, "16", LIVE,
 	    "Control connections at once from one uid, at most max_clients."),
+	KEYF(config_daemon, client_timeout, client_timeout_ms, duration,
+	    CONFIG_KEY_ZERO_OK, "30s", LIVE,
+	    "How long a control connection may keep a request line "
+	    "incomplete before it is closed; 0 waits forever."),
+	KEY(config_daemon, operators, string, 0, 0, 0, NULL, LIVE,
+	    "Groups, comma-separated, whose members may use the commands "
+	    "that change state; unset, everyone who can connect."),
 	KEY(config_daemon, report_hook, string, 0, 0, 0, NULL, LIVE,
 	    "Command run when a bisection ends, with the report on stdin."),
 };

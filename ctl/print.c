@@ -192,7 +192,10 @@ print_hosts(FILE *out, const json_t *r, const json_t *req, unsigned flags)
 	}
 }
 
-/* Names each setting that waits for a restart, so none is missed. */
+/*
+ * Names each setting that waits for a restart, and each that could not be
+ * applied, so none is missed.
+ */
 void
 print_reload(FILE *out, const json_t *r, const json_t *req,
     unsigned flags)
@@ -205,6 +208,9 @@ print_reload(FILE *out, const json_t *r, const json_t *req,
 	json_array_foreach(json_object_get(r, "restart_needed"), i, v)
 		fprintf(out, "note: %s changed; it takes effect after a "
 		    "restart\n", json_string_value(v));
+	json_array_foreach(json_object_get(r, "not_applied"), i, v)
+		fprintf(out, "warning: not applied: %s\n",
+		    json_string_value(v));
 }
 
 /* Says whether a new bisection began or an identical one was found. */

@@ -1,5 +1,6 @@
 #include <math.h>
 #include <stdio.h>
+#include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -112,6 +113,14 @@ bisection_good_boundary(struct bisection *b, git_repository *repo,
 	int rc;
 
 	for (i = 0; i < ngood; i++) {
+		for (j = 0; j < i; j++)
+			if (git_oid_equal(&good[j], &good[i]))
+				break;
+		if (j < i)
+			continue;	/* two names of one commit */
+		if (atomic_load(&b->load_abort))
+			return bd_error_set(err, -ECANCELED,
+			    "loading was cancelled");
 		if (git_oid_equal(&good[i], &b->bad))
 			return bd_error_set(err, -EINVAL,
 			    "good and bad are the same commit");
@@ -166,6 +175,11 @@ bisection_load_work(uv_work_t *w)
 		if ((rc = repo_rev_resolve(repo, b->rec.good[i], &good[i],
 		    &b->load_err)) < 0)
 			goto out;
+	if (atomic_load(&b->load_abort)) {
+		rc = bd_error_set(&b->load_err, -ECANCELED,
+		    "loading was cancelled");
+		goto out;
+	}
 	if ((rc = bisection_good_boundary(b, repo, good, b->rec.ngood,
 	    &b->load_err)) < 0)
 		goto out;
@@ -197,6 +211,12 @@ bisection_load(struct bisection *b, uv_loop_t *loop, const char *repo_path,
 	b->work.data = b;
 	return uv_queue_work(loop, &b->work, bisection_load_work,
 	    bisection_load_done);
+}
+
+void
+bisection_load_abort(struct bisection *b)
+{
+	atomic_store(&b->load_abort, 1);
 }
 
 int64_t

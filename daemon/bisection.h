@@ -80,6 +80,8 @@ struct bisection {
 	char			*repo_path;
 	int			 load_rc;
 	struct bd_error		 load_err;
+	/* Set on the loop (cancel, shutdown), read by the loading thread. */
+	_Atomic int		 load_abort;
 	bisection_loaded_cb	*loaded;
 	TAILQ_ENTRY(bisection)	 entry;
 };
@@ -94,6 +96,12 @@ void	bisection_free(struct bisection *b);
  */
 int	bisection_load(struct bisection *b, uv_loop_t *loop,
 	    const char *repo_path, bisection_loaded_cb *cb);
+/*
+ * Asks a load in progress to stop at its next step (between revisions and
+ * graph queries), so that cancel and shutdown do not wait for long graph
+ * work; the callback then gets -ECANCELED.
+ */
+void	bisection_load_abort(struct bisection *b);
 /*
  * The stored form of a request's options (what bisection_new() reads
  * back), with bad resolved to a sha and the group filled in.  Caller frees.

@@ -48,6 +48,68 @@ bisection_runs_json(const struct store_bisection_stats *bs)
 	return o;
 }
 
+/* The leading candidates of a stored report, as status shows them. */
+static json_t *
+bisection_stored_top(const json_t *rep, double confidence)
+{
+	const json_t *c = json_object_get(rep, "culprit"), *v;
+	json_t *top = json_array();
+	size_t i;
+
+	if (json_is_object(c)) {
+		json_array_append_new(top, json_pack("{s:O, s:O, s:f}",
+		    "commit", json_object_get(c, "sha"), "subject",
+		    json_object_get(c, "subject"), "probability", confidence));
+		return top;
+	}
+	json_array_foreach(json_object_get(rep, "candidates"), i, v) {
+		if (i == 3)
+			break;
+		json_array_append_new(top, json_pack("{s:O, s:O, s:O}",
+		    "commit", json_object_get(v, "sha"), "subject",
+		    json_object_get(v, "subject"), "probability",
+		    json_object_get(v, "probability")));
+	}
+	return top;
+}
+
+/*
+ * A bisection that ended before the last restart has no engine: its
+ * candidates and leaders come from the report stored with its verdict
+ * (the candidate positions of the report's plot), so status does not show
+ * "0 left of 0".  Without a report (failed, cancelled) they stay empty.
+ */
+static void
+bisection_stored_summary(const struct bisection *b, struct store *st,
+    json_t *o)
+{
+	char *text = NULL, *jtext = NULL;
+	json_t *rep = NULL, *top;
+	json_int_t n = 0, left = 0;
+	struct bd_error err;
+
+	if (store_report_get(st, b->id, &text, &jtext, &err) == 0 &&
+	    jtext != NULL)
+		rep = json_loads(jtext, 0, NULL);
+	top = rep ? bisection_stored_top(rep, b->rec.confidence) :
+	    json_array();
+	if (rep != NULL) {
+		n = json_integer_value(json_object_get(rep, "n_positions"));
+		left = json_object_get(rep, "candidates_total") ?
+		    json_integer_value(json_object_get(rep,
+		    "candidates_total")) : (json_int_t)json_array_size(top);
+	}
+	json_object_set_new(o, "candidates", json_integer(n));
+	json_object_set_new(o, "candidates_left", json_integer(left));
+	json_object_set_new(o, "misfits", json_integer(0));
+	json_object_set_new(o, "est_samples_left", json_real(0));
+	json_object_set_new(o, "est_seconds_left", json_null());
+	json_object_set_new(o, "top", top);
+	json_decref(rep);
+	free(text);
+	free(jtext);
+}
+
 json_t *
 bisection_status_json(struct bisection *b, struct store *st,
     git_repository *repo)
@@ -93,6 +155,7 @@ bisection_status_json(struct bisection *b, struct store *st,
 	if (!b->engine_ready) {
 		json_object_set_new(o, "phase",
 		    json_string(bisection_phase_name(b, NULL)));
+		bisection_stored_summary(b, st, o);
 		return o;
 	}
 	engine_status(&b->e, &es);

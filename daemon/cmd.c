@@ -6,11 +6,13 @@
 
 #include "common/xmalloc.h"
 #include "config/config.h"
+#include "daemon/audit.h"
 #include "daemon/cmd.h"
 #include "daemon/cmdops.h"
 #include "daemon/cmdsvc.h"
 #include "daemon/ctl.h"
 #include "daemon/daemon.h"
+#include "daemon/perm.h"
 #include "common/log.h"
 #include "daemon/sched.h"
 #include "remote/pool.h"
@@ -54,6 +56,27 @@ cmd_find(const char *name)
 	return id < 0 ? NULL : cmd_handlers[id];
 }
 
+/*
+ * Error replies go to any local client: the database path becomes "the
+ * database", and a character cut by the buffer is dropped.
+ */
+static void
+cmd_scrub(const struct daemon *d, char *msg, size_t size)
+{
+	const char *db = d != NULL ? d->cfg.daemon.database : NULL;
+	static const char repl[] = "the database";
+	size_t dlen, rlen = sizeof(repl) - 1;
+	char *p;
+
+	while (db != NULL && (dlen = strlen(db)) >= rlen &&
+	    (p = strstr(msg, db)) != NULL) {
+		memcpy(p, repl, rlen);
+		memmove(p + rlen, p + dlen, strlen(p + dlen) + 1);
+	}
+	(void)size;
+	bd_utf8_fix(msg);
+}
+
 /* Handlers fail through one function so every error has a code and text. */
 int
 cmd_fail(struct cmd_ctx *ctx, enum proto_error e, const char *fmt, ...)
@@ -64,14 +87,44 @@ cmd_fail(struct cmd_ctx *ctx, enum proto_error e, const char *fmt, ...)
 	va_start(ap, fmt);
 	vsnprintf(ctx->message, sizeof(ctx->message), fmt, ap);
 	va_end(ap);
+	cmd_scrub(ctx->d, ctx->message, sizeof(ctx->message));
 	return -1;
+}
+
+int
+cmd_json_check(struct cmd_ctx *ctx, int status, const char *what)
+{
+	if (status >= 0)
+		return 0;
+	log_warnx("cannot build the reply: %s", what);
+	if (getenv("BISECTD_STRICT_JSON") != NULL)
+		abort();
+	ctx->broken = 1;
+	return -1;
+}
+
+int
+cmd_put(struct cmd_ctx *ctx, json_t *obj, const char *key, json_t *v)
+{
+	if (v == NULL)
+		return cmd_json_check(ctx, -1, key);
+	return cmd_json_check(ctx, json_object_set_new(obj, key, v), key);
+}
+
+int
+cmd_append(struct cmd_ctx *ctx, json_t *a, json_t *v)
+{
+	if (v == NULL)
+		return cmd_json_check(ctx, -1, "an array element");
+	return cmd_json_check(ctx, json_array_append_new(a, v),
+	    "an array element");
 }
 
 /* The cheapest way for a client or a test to see the daemon answer. */
 static int
 cmd_ping(struct cmd_ctx *ctx)
 {
-	json_object_set_new(ctx->reply, "pong", json_true());
+	cmd_put(ctx, ctx->reply, "pong", json_true());
 	return 0;
 }
 
@@ -81,10 +134,10 @@ cmd_version(struct cmd_ctx *ctx)
 {
 	int64_t up = (daemon_now_ms() - ctx->d->started_ms) / 1000;
 
-	json_object_set_new(ctx->reply, "version", json_string(BISECTD_VERSION));
-	json_object_set_new(ctx->reply, "protocol", json_integer(PROTO_VERSION));
-	json_object_set_new(ctx->reply, "pid", json_integer(getpid()));
-	json_object_set_new(ctx->reply, "uptime_s", json_integer(up));
+	cmd_put(ctx, ctx->reply, "version", json_string(BISECTD_VERSION));
+	cmd_put(ctx, ctx->reply, "protocol", json_integer(PROTO_VERSION));
+	cmd_put(ctx, ctx->reply, "pid", json_integer(getpid()));
+	cmd_put(ctx, ctx->reply, "uptime_s", json_integer(up));
 	return 0;
 }
 
@@ -97,7 +150,7 @@ cmd_config(struct cmd_ctx *ctx)
 	if (c == NULL)
 		return cmd_fail(ctx, PROTO_E_INTERNAL,
 		    "cannot encode the configuration");
-	json_object_set_new(ctx->reply, "config", c);
+	cmd_put(ctx, ctx->reply, "config", c);
 	return 0;
 }
 
@@ -136,8 +189,9 @@ cmd_host_roles(unsigned roles)
  * failures and the work it does now.
  */
 static json_t *
-cmd_host_json(const struct daemon *d, const struct config_host *h)
+cmd_host_json(struct cmd_ctx *ctx, const struct config_host *h)
 {
+	const struct daemon *d = ctx->d;
 	struct pool_host_info hi;
 	int known = cmd_host_info(d, h, &hi) == 0;
 	json_t *o = json_pack("{s:s, s:s, s:I, s:s, s:o, s:s}",
@@ -150,13 +204,12 @@ cmd_host_json(const struct daemon *d, const struct config_host *h)
 		json_decref(cur);
 		return NULL;
 	}
-	json_object_set_new(o, "current", cur ? cur : json_null());
+	cmd_put(ctx, o, "current", cur ? cur : json_null());
 	if (known) {
-		json_object_set_new(o, "infra_failures",
+		cmd_put(ctx, o, "infra_failures",
 		    json_integer(hi.infra_failures));
-		json_object_set_new(o, "leased", json_boolean(hi.leased));
-		json_object_set_new(o, "last_error",
-		    json_string(hi.last_error));
+		cmd_put(ctx, o, "leased", json_boolean(hi.leased));
+		cmd_put(ctx, o, "last_error", json_string(hi.last_error));
 	}
 	return o;
 }
@@ -175,15 +228,11 @@ cmd_hosts(struct cmd_ctx *ctx)
 		if (want != NULL && (cfg->hosts[i].group == NULL ||
 		    strcmp(cfg->hosts[i].group, want) != 0))
 			continue;
-		h = cmd_host_json(ctx->d, &cfg->hosts[i]);
-		if (h == NULL) {
-			json_decref(hosts);
-			return cmd_fail(ctx, PROTO_E_INTERNAL,
-			    "cannot encode host %s", cfg->hosts[i].name);
-		}
-		json_array_append_new(hosts, h);
+		h = cmd_host_json(ctx, &cfg->hosts[i]);
+		if (cmd_append(ctx, hosts, h) < 0)
+			break;
 	}
-	json_object_set_new(ctx->reply, "hosts", hosts);
+	cmd_put(ctx, ctx->reply, "hosts", hosts);
 	return 0;
 }
 
@@ -192,24 +241,26 @@ static int
 cmd_reload(struct cmd_ctx *ctx)
 {
 	struct config_errors errs = { NULL, 0 };
-	json_t *restart = json_array(), *list;
+	json_t *restart = json_array(), *list, *not_applied = json_array();
 	size_t i;
 
-	if (daemon_reload(ctx->d, &errs, restart) < 0) {
+	if (daemon_reload(ctx->d, &errs, restart, not_applied) < 0) {
 		list = json_array();
 		for (i = 0; i < errs.n; i++)
 			json_array_append_new(list, json_string(errs.msgs[i]));
 		ctx->detail = json_pack("{s:o}", "errors", list);
 		cmd_fail(ctx, PROTO_E_INVALID_CONFIG,
-		    "%zu error%s in %s; the old configuration stays", errs.n,
-		    errs.n == 1 ? "" : "s", ctx->d->config_path);
+		    "%zu error%s in the configuration file; the old "
+		    "configuration stays", errs.n, errs.n == 1 ? "" : "s");
 		config_errors_release(&errs);
 		json_decref(restart);
+		json_decref(not_applied);
 		return -1;
 	}
 	config_errors_release(&errs);
-	json_object_set_new(ctx->reply, "reloaded", json_true());
-	json_object_set_new(ctx->reply, "restart_needed", restart);
+	cmd_put(ctx, ctx->reply, "reloaded", json_true());
+	cmd_put(ctx, ctx->reply, "restart_needed", restart);
+	cmd_put(ctx, ctx->reply, "not_applied", not_applied);
 	return 0;
 }
 
@@ -237,6 +288,12 @@ cmd_check(struct cmd_ctx *ctx, int *idp)
 	if (*idp < 0)
 		return cmd_fail(ctx, PROTO_E_UNKNOWN_COMMAND,
 		    "unknown command %.64s", json_string_value(cmd));
+	if ((proto_cmd_table[*idp].flags & PROTO_CMD_STATE_CHANGING) &&
+	    !perm_operator(ctx->d->cfg.daemon.operators, ctx->conn->uid))
+		return cmd_fail(ctx, PROTO_E_PERMISSION_DENIED, "%s changes "
+		    "state: only members of the operators groups (%s) may "
+		    "use it", proto_cmd_table[*idp].name,
+		    ctx->d->cfg.daemon.operators);
 	bd_error_clear(&err);
 	if (proto_cmd_check((enum proto_cmd_id)*idp, ctx->req, &code,
 	    &err) < 0)
@@ -247,30 +304,35 @@ cmd_check(struct cmd_ctx *ctx, int *idp)
 /* The audit trail: who asked for what state change, and how it ended. */
 static void
 cmd_record(struct daemon *d, uid_t uid, const struct proto_cmd *e,
-    const char *line, const char *outcome)
+    const char *summary, const char *outcome)
 {
-	struct bd_error err;
-
-	bd_error_clear(&err);
-	log_info("uid %u: %s: %s", (unsigned)uid, e->name, outcome);
-	if (d->store == NULL)
-		return;
-	if (store_event_add(d->store, daemon_now_ms(), uid, line, outcome,
-	    &err) < 0)
-		log_warnx("cannot record %s by uid %u: %s", e->name,
-		    (unsigned)uid, err.msg);
+	audit_record(&d->audit, d->store, daemon_now_ms(), uid, e->name,
+	    summary, outcome);
 }
 
-/* One way out for every reply, now or deferred. */
+/*
+ * One way out for every reply, now or deferred.  A reply that cannot be
+ * encoded is a bug, but the daemon keeps serving: the client gets an
+ * `internal` error instead.
+ */
 static void
-cmd_send(struct ctl_conn *conn, const struct proto_cmd *e, json_t *reply)
+cmd_send(struct ctl_conn *conn, const struct proto_cmd *e, json_t *reply,
+    const char *rawid)
 {
+	static const char fallback[] = "{\"ok\":false,\"error\":{\"code\":"
+	    "\"internal\",\"message\":\"cannot encode the reply\"}}\n";
 	char *out;
 	size_t outlen;
 
-	out = proto_encode(reply, &outlen);
-	if (out == NULL)
-		fatalx("cannot encode a reply to %s", e ? e->name : "a request");
+	out = reply != NULL ? proto_encode_id(reply, rawid, &outlen) : NULL;
+	if (out == NULL) {
+		log_warnx("cannot encode a reply to %s",
+		    e ? e->name : "a request");
+		if (getenv("BISECTD_STRICT_JSON") != NULL)
+			abort();
+		ctl_conn_send(conn, fallback, sizeof(fallback) - 1);
+		return;
+	}
 	ctl_conn_send(conn, out, outlen);
 	free(out);
 }
@@ -283,7 +345,8 @@ struct cmd_pending {
 	const struct proto_cmd	*row;
 	json_t			*id;		/* the request's, or NULL */
 	json_t			*reply;
-	char			*line;		/* for the audit trail */
+	char			*summary;	/* for the audit trail */
+	char			 rawid[64];
 };
 
 struct cmd_pending *
@@ -299,7 +362,8 @@ cmd_defer(struct cmd_ctx *ctx)
 	p->id = json_incref(json_object_get(ctx->req, "id"));
 	p->reply = ctx->reply;
 	ctx->reply = NULL;
-	p->line = xstrdup(ctx->line);
+	p->summary = audit_summary(ctx->req);
+	memcpy(p->rawid, ctx->rawid, sizeof(p->rawid));
 	return p;
 }
 
@@ -316,16 +380,16 @@ cmd_pending_finish(struct cmd_pending *p, json_t *reply, const char *outcome)
 	struct ctl_conn *conn = ctl_server_find(p->srv, p->serial);
 
 	if (p->row->flags & PROTO_CMD_STATE_CHANGING)
-		cmd_record(p->d, p->uid, p->row, p->line, outcome);
+		cmd_record(p->d, p->uid, p->row, p->summary, outcome);
 	if (conn != NULL) {
-		cmd_send(conn, p->row, reply);
+		cmd_send(conn, p->row, reply, p->rawid);
 		ctl_conn_unhold(conn);
 	} else
 		log_debug("uid %u: %s: the client left before its reply",
 		    (unsigned)p->uid, p->row->name);
 	json_decref(reply);
 	json_decref(p->id);
-	free(p->line);
+	free(p->summary);
 	free(p);
 }
 
@@ -350,6 +414,16 @@ cmd_pending_fail(struct cmd_pending *p, enum proto_error e, const char *fmt,
 	    proto_error_code(e));
 }
 
+/* A numeric id is echoed as the client wrote it; jansson keeps no text. */
+static void
+cmd_rawid(struct cmd_ctx *ctx, const json_t *id, const char *line,
+    size_t len)
+{
+	if (id != NULL && json_is_number(id) && proto_raw_number(line, len,
+	    "id", ctx->rawid, sizeof(ctx->rawid)) < 0)
+		ctx->rawid[0] = '\0';
+}
+
 /* Blank lines are ignored so that hand-typed sessions stay friendly. */
 static int
 cmd_blank(const char *line, size_t len)
@@ -371,6 +445,7 @@ cmd_dispatch(struct ctl_conn *conn, char *line, size_t len, void *arg)
 	int cmdid = -1;
 	json_error_t jerr;
 	json_t *id = NULL, *reply, *eobj;
+	char *summary;
 	int rc = -1;
 
 	if (cmd_blank(line, len))
@@ -391,7 +466,8 @@ cmd_dispatch(struct ctl_conn *conn, char *line, size_t len, void *arg)
 		id = NULL;
 		cmd_fail(&ctx, PROTO_E_BAD_TYPE,
 		    "field id must be a string or a number");
-	} else if (cmd_check(&ctx, &cmdid) == 0) {
+	} else if (cmd_rawid(&ctx, id, line, len), cmd_check(&ctx,
+	    &cmdid) == 0) {
 		ctx.reply = proto_reply_ok(id);
 		ctx.row = &proto_cmd_table[cmdid];
 		ctx.line = line;
@@ -404,6 +480,9 @@ cmd_dispatch(struct ctl_conn *conn, char *line, size_t len, void *arg)
 		json_decref(ctx.req);
 		return;
 	}
+	if (rc == 0 && ctx.broken)
+		rc = cmd_fail(&ctx, PROTO_E_INTERNAL, "cannot build the reply "
+		    "to %s; see the daemon's log", ctx.row->name);
 	if (rc == 0)
 		reply = ctx.reply;
 	else {
@@ -413,10 +492,13 @@ cmd_dispatch(struct ctl_conn *conn, char *line, size_t len, void *arg)
 		if (ctx.detail != NULL)
 			json_object_update(eobj, ctx.detail);
 	}
-	if (e != NULL && (e->flags & PROTO_CMD_STATE_CHANGING))
-		cmd_record(ctx.d, conn->uid, e, line, rc == 0 ? "ok" :
+	if (e != NULL && (e->flags & PROTO_CMD_STATE_CHANGING)) {
+		summary = audit_summary(ctx.req);
+		cmd_record(ctx.d, conn->uid, e, summary, rc == 0 ? "ok" :
 		    proto_error_code(ctx.error));
-	cmd_send(conn, e, reply);
+		free(summary);
+	}
+	cmd_send(conn, e, reply, ctx.rawid);
 	json_decref(reply);
 	json_decref(ctx.detail);
 	json_decref(ctx.req);

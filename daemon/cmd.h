@@ -31,6 +31,8 @@ struct cmd_ctx {
 	enum proto_error error;		/* set by cmd_fail() */
 	char		 message[512];
 	json_t		*detail;	/* extra members of "error", owned */
+	int		 broken;	/* a reply value could not be built */
+	char		 rawid[64];	/* the id's JSON text when a number */
 };
 
 /*
@@ -44,7 +46,7 @@ typedef int cmd_fn(struct cmd_ctx *ctx);
 
 /*
  * A reply owed by a command that finishes off the loop (a backup, a
- * fetch): it keeps the request's id, the peer's uid and the request line
+ * fetch): it keeps the request's id, the peer's uid and a summary of the request
  * for the audit trail, and finds its connection again by serial, so a
  * client that went away meanwhile loses only its reply.  The connection
  * reads no further request until the reply is sent.
@@ -70,5 +72,18 @@ cmd_fn	*cmd_find(const char *name);
 /* Records an error for the reply and returns -1 for the handler to return. */
 int	cmd_fail(struct cmd_ctx *ctx, enum proto_error e, const char *fmt, ...)
 	    __attribute__((format(printf, 3, 4)));
+
+/*
+ * The one check of every json_pack and json_object_set* / json_array_append*
+ * result in a reply: status is the call's result (negative, or ok == 0 for
+ * a NULL pointer) and what names it for the log.  A failure aborts when
+ * BISECTD_STRICT_JSON is set in the environment (make test sets it) and
+ * otherwise turns the reply into an `internal` error.  Returns 0 or -1.
+ */
+int	cmd_json_check(struct cmd_ctx *ctx, int status, const char *what);
+/* obj[key] = v through cmd_json_check; v is stolen and may be NULL. */
+int	cmd_put(struct cmd_ctx *ctx, json_t *obj, const char *key, json_t *v);
+/* Appends v (stolen, may be NULL) to the array a through cmd_json_check. */
+int	cmd_append(struct cmd_ctx *ctx, json_t *a, json_t *v);
 
 #endif

@@ -43,20 +43,32 @@ cmdsvc_find(struct cmd_ctx *ctx, struct bd_error *err)
 
 /*
  * The request's JSON becomes a struct sched_request here and nowhere
- * else; the table has checked every field's type.  good points into req.
+ * else; the table has checked every field's type.  good points into req;
+ * a revision given twice is kept once, so the graph work per request stays
+ * bounded by CMDSVC_GOOD_MAX.
  */
-static void
-cmdsvc_bisect_request(const json_t *req, uid_t uid, struct sched_request *r,
+static int
+cmdsvc_bisect_request(struct cmd_ctx *ctx, struct sched_request *r,
     const char **good)
 {
+	const json_t *req = ctx->req;
+	json_int_t prio;
 	json_t *v;
-	size_t i;
+	size_t i, j;
 
 	memset(r, 0, sizeof(*r));
-	json_array_foreach(json_object_get(req, "good"), i, v)
-		good[i] = json_string_value(v);
+	json_array_foreach(json_object_get(req, "good"), i, v) {
+		for (j = 0; j < r->ngood; j++)
+			if (strcmp(good[j], json_string_value(v)) == 0)
+				break;
+		if (j < r->ngood)
+			continue;
+		if (r->ngood == CMDSVC_GOOD_MAX)
+			return cmd_fail(ctx, PROTO_E_INVALID_ARGUMENT, "good: "
+			    "at most %d different revisions", CMDSVC_GOOD_MAX);
+		good[r->ngood++] = json_string_value(v);
+	}
 	r->good = good;
-	r->ngood = json_array_size(json_object_get(req, "good"));
 	r->bad = json_string_value(json_object_get(req, "bad"));
 	r->benchmark = json_string_value(json_object_get(req, "benchmark"));
 	r->metric = json_string_value(json_object_get(req, "metric"));
@@ -70,9 +82,14 @@ cmdsvc_bisect_request(const json_t *req, uid_t uid, struct sched_request *r,
 		r->has_max_samples = 1;
 	}
 	r->first_parent = json_is_true(json_object_get(req, "first_parent"));
-	r->priority = (int)json_integer_value(json_object_get(req,
-	    "priority"));
-	r->uid = uid;
+	prio = json_integer_value(json_object_get(req, "priority"));
+	if (prio < CMDSVC_PRIORITY_MIN || prio > CMDSVC_PRIORITY_MAX)
+		return cmd_fail(ctx, PROTO_E_INVALID_ARGUMENT, "priority: %lld "
+		    "is outside %d to %d", (long long)prio,
+		    CMDSVC_PRIORITY_MIN, CMDSVC_PRIORITY_MAX);
+	r->priority = (int)prio;
+	r->uid = ctx->conn->uid;
+	return 0;
 }
 
 /* Validated up front; the reply carries the id, new or existing. */
@@ -87,26 +104,36 @@ cmdsvc_bisect(struct cmd_ctx *ctx)
 	int existing = 0, rc;
 
 	bd_error_clear(&err);
-	cmdsvc_bisect_request(ctx->req, ctx->conn->uid, &r, good);
+	if (cmdsvc_bisect_request(ctx, &r, good) < 0) {
+		free(good);
+		return -1;
+	}
 	rc = sched_bisect(ctx->d->sched, &r, &id, &existing, &err);
 	free(good);
 	if (rc < 0)
 		return cmdsvc_fail(ctx, &err);
-	json_object_set_new(ctx->reply, "bisection", json_integer(id));
-	json_object_set_new(ctx->reply, "existing", json_boolean(existing));
+	cmd_put(ctx, ctx->reply, "bisection", json_integer(id));
+	cmd_put(ctx, ctx->reply, "existing", json_boolean(existing));
 	return 0;
 }
 
+struct cmdsvc_list {
+	struct cmd_ctx	*ctx;
+	json_t		*list;
+};
+
+/* One row of list; a value that cannot be built fails the whole reply. */
 static int
 cmdsvc_list_one(void *arg, const struct store_bisection *b)
 {
-	json_t *list = arg, *good = json_array();
+	struct cmdsvc_list *l = arg;
+	json_t *good = json_array();
 	size_t i;
 
 	for (i = 0; i < b->ngood; i++)
-		json_array_append_new(good, json_string(b->good[i]));
-	json_array_append_new(list, json_pack("{s:I, s:s, s:s, s:s, s:s, "
-	    "s:s?, s:s, s:o, s:o, s:I, s:I}", "id", (json_int_t)b->id,
+		cmd_append(l->ctx, good, json_string(b->good[i]));
+	cmd_append(l->ctx, l->list, json_pack("{s:I, s:s, s:s, s:s, s:s, "
+	    "s:s?, s:s, s:o, s:o, s:I}", "id", (json_int_t)b->id,
 	    "state", store_bisection_state_name(b->state),
 	    "verdict", store_verdict_name(b->verdict),
 	    "benchmark", b->benchmark, "metric", b->metric,
@@ -120,11 +147,12 @@ int
 cmdsvc_list(struct cmd_ctx *ctx)
 {
 	json_t *list = json_array(), *b;
+	struct cmdsvc_list l = { .ctx = ctx, .list = list };
 	struct store_bisection_stats bs;
 	struct bd_error err;
 	size_t i;
 
-	if (store_bisection_list(ctx->d->store, ~0u, cmdsvc_list_one, list,
+	if (store_bisection_list(ctx->d->store, ~0u, cmdsvc_list_one, &l,
 	    &err) < 0) {
 		json_decref(list);
 		return cmdsvc_fail(ctx, &err);
@@ -134,10 +162,10 @@ cmdsvc_list(struct cmd_ctx *ctx)
 		memset(&bs, 0, sizeof(bs));
 		store_bisection_stats(ctx->d->store, json_integer_value(
 		    json_object_get(b, "id")), &bs, &err);
-		json_object_set_new(b, "samples",
+		cmd_put(ctx, b, "samples",
 		    json_integer(bs.runs[STORE_RUN_DONE]));
 	}
-	json_object_set_new(ctx->reply, "bisections", list);
+	cmd_put(ctx, ctx->reply, "bisections", list);
 	return 0;
 }
 
@@ -151,7 +179,7 @@ cmdsvc_status(struct cmd_ctx *ctx)
 		return cmdsvc_list(ctx);
 	if ((b = cmdsvc_find(ctx, &err)) == NULL)
 		return cmdsvc_fail(ctx, &err);
-	json_object_set_new(ctx->reply, "bisection", bisection_status_json(b,
+	cmd_put(ctx, ctx->reply, "bisection", bisection_status_json(b,
 	    ctx->d->store, sched_repo(ctx->d->sched)));
 	return 0;
 }
@@ -164,7 +192,7 @@ cmdsvc_cancel(struct cmd_ctx *ctx)
 
 	if (sched_cancel(ctx->d->sched, id, &err) < 0)
 		return cmdsvc_fail(ctx, &err);
-	json_object_set_new(ctx->reply, "cancelled", json_true());
+	cmd_put(ctx, ctx->reply, "cancelled", json_true());
 	return 0;
 }
 
@@ -183,11 +211,11 @@ cmdsvc_log(struct cmd_ctx *ctx)
 	    store_report_get(ctx->d->store, b->id, &text, &jtext, &err) == 0 &&
 	    jtext != NULL && (j = json_loads(jtext, 0, NULL)) != NULL) {
 		lines = json_object_get(j, "bisect_log");
-		json_object_set(ctx->reply, "lines", lines ? lines :
+		cmd_put(ctx, ctx->reply, "lines", lines ? json_incref(lines) :
 		    json_array());
 		json_decref(j);
 	} else
-		json_object_set_new(ctx->reply, "lines", bisection_log_json(b,
+		cmd_put(ctx, ctx->reply, "lines", bisection_log_json(b,
 		    ctx->d->store, sched_repo(ctx->d->sched)));
 	free(text);
 	free(jtext);
@@ -197,7 +225,9 @@ cmdsvc_log(struct cmd_ctx *ctx)
 static int
 cmdsvc_sample_one(void *arg, const struct store_sample *sm)
 {
-	json_array_append_new(arg, json_pack("{s:I, s:s, s:s, s:s, s:f, s:i, "
+	struct cmdsvc_list *l = arg;
+
+	cmd_append(l->ctx, l->list, json_pack("{s:I, s:s, s:s, s:s, s:f, s:i, "
 	    "s:I}", "run", (json_int_t)sm->run, "commit", sm->commit,
 	    "host", sm->host ? sm->host : "", "metric", sm->metric,
 	    "value", sm->value, "attempt", sm->attempt,
@@ -212,6 +242,7 @@ cmdsvc_samples(struct cmd_ctx *ctx)
 	const char *commit = json_string_value(json_object_get(ctx->req,
 	    "commit"));
 	struct store_bisection rec;
+	struct cmdsvc_list l;
 	json_t *list;
 	struct bd_error err;
 
@@ -220,12 +251,14 @@ cmdsvc_samples(struct cmd_ctx *ctx)
 		return cmdsvc_fail(ctx, &err);
 	store_bisection_release(&rec);
 	list = json_array();
+	l.ctx = ctx;
+	l.list = list;
 	if (store_sample_list(ctx->d->store, id, commit, cmdsvc_sample_one,
-	    list, &err) < 0) {
+	    &l, &err) < 0) {
 		json_decref(list);
 		return cmdsvc_fail(ctx, &err);
 	}
-	json_object_set_new(ctx->reply, "samples", list);
+	cmd_put(ctx, ctx->reply, "samples", list);
 	return 0;
 }
 
@@ -243,8 +276,8 @@ cmdsvc_drain_common(struct cmd_ctx *ctx, int drain)
 	if (rc < 0)
 		return cmd_fail(ctx, PROTO_E_CONFLICT, "%s %s: %s",
 		    drain ? "drain" : "undrain", host, strerror(-rc));
-	json_object_set_new(ctx->reply, "host", json_string(host));
-	json_object_set_new(ctx->reply, "state",
+	cmd_put(ctx, ctx->reply, "host", json_string(host));
+	cmd_put(ctx, ctx->reply, "state",
 	    json_string(pool_health_name(pool_host_health(h))));
 	daemon_event(ctx->d, "host", json_pack("{s:s, s:s}", "host", host,
 	    "state", pool_health_name(pool_host_health(h))));
@@ -270,7 +303,7 @@ int
 cmdsvc_watch(struct cmd_ctx *ctx)
 {
 	ctx->conn->subscriptions |= CTL_SUB_EVENTS;
-	json_object_set_new(ctx->reply, "watching", json_true());
+	cmd_put(ctx, ctx->reply, "watching", json_true());
 	return 0;
 }
 
@@ -289,8 +322,8 @@ cmdsvc_report(struct cmd_ctx *ctx)
 		return cmdsvc_fail(ctx, &err);
 	}
 	j = jtext ? json_loads(jtext, 0, NULL) : NULL;
-	json_object_set_new(ctx->reply, "text", json_string(text ? text : ""));
-	json_object_set_new(ctx->reply, "report", j ? j : json_null());
+	cmd_put(ctx, ctx->reply, "text", json_string(text ? text : ""));
+	cmd_put(ctx, ctx->reply, "report", j ? j : json_null());
 	free(text);
 	free(jtext);
 	return 0;

@@ -8,6 +8,12 @@
 
 #include "daemon/cmd.h"
 
+/* Different good revisions one bisect request may name. */
+#define CMDSVC_GOOD_MAX		64
+/* The range of a bisection's priority (docs/protocol.md says so too). */
+#define CMDSVC_PRIORITY_MIN	(-1000000)
+#define CMDSVC_PRIORITY_MAX	1000000
+
 cmd_fn	cmdsvc_bisect;
 cmd_fn	cmdsvc_status;
 cmd_fn	cmdsvc_list;

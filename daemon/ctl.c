@@ -15,7 +15,8 @@
 #include "common/log.h"
 #include "common/proto.h"
 
-#define CTL_BACKLOG	128
+/* Connections accepted per loop iteration, so reads are not starved. */
+#define CTL_ACCEPT_BURST	16
 #define CTL_IN_START	4096
 #define CTL_IN_MAX	(PROTO_LINE_MAX + 1)	/* a full line and its newline */
 
@@ -28,161 +29,6 @@ struct ctl_write {
 };
 
 static void	ctl_conn_abort(struct ctl_conn *);
-
-/* Fills a sockaddr_un, refusing paths the kernel would truncate. */
-static int
-ctl_addr(const char *path, struct sockaddr_un *sun, struct bd_error *err)
-{
-	memset(sun, 0, sizeof(*sun));
-	sun->sun_family = AF_UNIX;
-	if (strlen(path) >= sizeof(sun->sun_path))
-		return bd_error_set(err, -ENAMETOOLONG,
-		    "socket path %s is too long (at most %zu bytes)", path,
-		    sizeof(sun->sun_path) - 1);
-	strcpy(sun->sun_path, path);
-	return 0;
-}
-
-/* A fresh install has no /run/bisectd yet; make it rather than fail. */
-static int
-ctl_mkparent(const char *path, struct bd_error *err)
-{
-	char *dir = xstrdup(path), *p, c;
-	int rc = 0;
-
-	p = strrchr(dir, '/');
-	if (p == NULL || p == dir)
-		goto out;
-	*p = '\0';
-	for (p = dir + 1; ; p++) {
-		if (*p != '/' && *p != '\0')
-			continue;
-		c = *p;
-		*p = '\0';
-		if (mkdir(dir, 0755) == -1 && errno != EEXIST) {
-			rc = bd_error_set(err, -errno, "cannot create %s: %s",
-			    dir, strerror(errno));
-			goto out;
-		}
-		*p = c;
-		if (c == '\0')
-			break;
-	}
-out:
-	free(dir);
-	return rc;
-}
-
-/*
- * Decides what an existing file at path means: a daemon answering there is
- * an error, a socket nobody listens on is left over from a crash and goes.
- */
-static int
-ctl_probe(const char *path, const struct sockaddr_un *sun,
-    struct bd_error *err)
-{
-	struct stat st;
-	int s, rc;
-
-	if (lstat(path, &st) == -1) {
-		if (errno == ENOENT)
-			return 0;
-		return bd_error_set(err, -errno, "cannot stat %s: %s", path,
-		    strerror(errno));
-	}
-	if (!S_ISSOCK(st.st_mode))
-		return bd_error_set(err, -EEXIST,
-		    "%s exists and is not a socket; not touching it", path);
-	s = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
-	if (s == -1)
-		return bd_error_set(err, -errno, "socket: %s", strerror(errno));
-	rc = connect(s, (const struct sockaddr *)sun, sizeof(*sun));
-	if (rc == 0) {
-		close(s);
-		return bd_error_set(err, -EADDRINUSE,
-		    "another bisectd is already running on %s", path);
-	}
-	rc = errno;
-	close(s);
-	if (rc != ECONNREFUSED)
-		return bd_error_set(err, -rc, "cannot check %s: %s", path,
-		    strerror(rc));
-	log_info("removing stale socket %s", path);
-	if (unlink(path) == -1 && errno != ENOENT)
-		return bd_error_set(err, -errno, "cannot remove stale %s: %s",
-		    path, strerror(errno));
-	return 0;
-}
-
-/* Mode and group decide who may talk to the daemon; also used by reload. */
-int
-ctl_socket_perms(const char *path, mode_t mode, const char *group,
-    struct bd_error *err)
-{
-	struct group gr, *grp = NULL;
-	char buf[4096];
-	int rc;
-
-	if (group != NULL) {
-		rc = getgrnam_r(group, &gr, buf, sizeof(buf), &grp);
-		if (grp == NULL)
-			return bd_error_set(err, rc ? -rc : -ENOENT,
-			    "socket_group %s: no such group", group);
-		if (chown(path, (uid_t)-1, grp->gr_gid) == -1)
-			return bd_error_set(err, -errno,
-			    "cannot give %s to group %s: %s", path, group,
-			    strerror(errno));
-	}
-	if (chmod(path, mode) == -1)
-		return bd_error_set(err, -errno, "cannot chmod %s to %04o: %s",
-		    path, (unsigned)mode, strerror(errno));
-	return 0;
-}
-
-/*
- * Plain system calls before the loop exists, so that every reason not to
- * start is reported to whoever started the daemon.
- */
-int
-ctl_listen(const char *path, mode_t mode, const char *group, int *fdp,
-    struct bd_error *err)
-{
-	struct sockaddr_un sun;
-	mode_t old;
-	int s = -1, rc;
-
-	if ((rc = ctl_addr(path, &sun, err)) < 0 ||
-	    (rc = ctl_mkparent(path, err)) < 0 ||
-	    (rc = ctl_probe(path, &sun, err)) < 0)
-		return rc;
-	s = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
-	if (s == -1)
-		return bd_error_set(err, -errno, "socket: %s", strerror(errno));
-	/* Nobody may connect before the configured mode is in place. */
-	old = umask(0177);
-	rc = bind(s, (struct sockaddr *)&sun, sizeof(sun));
-	umask(old);
-	if (rc == -1) {
-		rc = bd_error_set(err, -errno, "cannot bind %s: %s", path,
-		    strerror(errno));
-		goto fail;
-	}
-	if ((rc = ctl_socket_perms(path, mode, group, err)) < 0) {
-		unlink(path);
-		goto fail;
-	}
-	if (listen(s, CTL_BACKLOG) == -1) {
-		rc = bd_error_set(err, -errno, "cannot listen on %s: %s", path,
-		    strerror(errno));
-		unlink(path);
-		goto fail;
-	}
-	*fdp = s;
-	return 0;
-fail:
-	close(s);
-	return rc;
-}
 
 /* Frees a connection once libuv is done with its handle. */
 static void
@@ -365,6 +211,8 @@ ctl_conn_lines(struct ctl_conn *conn)
 		return;
 	memmove(conn->in, conn->in + start, conn->inlen - start);
 	conn->inlen -= start;
+	if (start > 0 && conn->inlen > 0)	/* a new line began */
+		conn->partial_ms = uv_now(srv->loop);
 	if (conn->inlen > PROTO_LINE_MAX) {
 		snprintf(msg, sizeof(msg),
 		    "request line longer than %d bytes; closing the connection",
@@ -431,79 +279,156 @@ ctl_conn_read(uv_stream_t *s, ssize_t nread, const uv_buf_t *buf)
 		ctl_conn_abort(conn);
 		return;
 	}
+	if (conn->inlen == 0 && nread > 0)
+		conn->partial_ms = uv_now(conn->srv->loop);
 	conn->inlen += (size_t)nread;
 	ctl_conn_lines(conn);
 }
 
-/* Counts connections, all or from one uid, including the ones closing. */
+/*
+ * Counts admitted connections that are not closing, all or from one uid:
+ * a refused connection waiting for libuv to close it holds no place.
+ */
 static unsigned
-ctl_server_count(const struct ctl_server *srv, const struct ctl_conn *skip,
-    const uid_t *uid)
+ctl_server_count(const struct ctl_server *srv, const uid_t *uid)
 {
 	const struct ctl_conn *c;
 	unsigned n = 0;
 
 	TAILQ_FOREACH(c, &srv->conns, entry)
-		if (c != skip && (uid == NULL || c->uid == *uid))
+		if (c->accepted && !c->closing &&
+		    (uid == NULL || c->uid == *uid))
 			n++;
 	return n;
 }
 
-/* Admits a client only under both caps, so one user cannot starve others. */
+/*
+ * Refuses a connection before any libuv handle exists: the short reply
+ * goes out at once (an empty socket buffer takes it) and the descriptor
+ * is closed now, so a uid that reconnects in a loop costs two system
+ * calls and holds nothing.
+ */
 static void
-ctl_accept(uv_stream_t *listener, int status)
+ctl_reject(int fd, unsigned serial, uid_t uid, const char *msg)
 {
-	struct ctl_server *srv = listener->data;
+	json_t *r = proto_reply_error(NULL, PROTO_E_TOO_MANY_CONNECTIONS, msg);
+	size_t len;
+	char *line = r != NULL ? proto_encode(r, &len) : NULL;
+
+	log_debug("client %u (uid %u) refused: %s", serial, (unsigned)uid,
+	    msg);
+	if (line != NULL)
+		(void)send(fd, line, len, MSG_DONTWAIT | MSG_NOSIGNAL);
+	free(line);
+	json_decref(r);
+	close(fd);
+}
+
+/*
+ * The caps for a peer: per uid first, so a flooding uid is refused on its
+ * own cap (the message names the global cap too when that is reached as
+ * well).  Returns 0 to admit, or -1 with msg filled.
+ */
+static int
+ctl_admit(const struct ctl_server *srv, uid_t uid, char *msg, size_t size)
+{
+	int full = srv->max_clients != 0 &&
+	    ctl_server_count(srv, NULL) >= srv->max_clients;
+
+	if (srv->max_per_uid != 0 &&
+	    ctl_server_count(srv, &uid) >= srv->max_per_uid) {
+		snprintf(msg, size, "uid %u already has %u connections "
+		    "(max_clients_per_uid)%s", (unsigned)uid, srv->max_per_uid,
+		    full ? ", and the daemon serves at most that many "
+		    "(max_clients)" : "");
+		return -1;
+	}
+	if (full) {
+		snprintf(msg, size, "the daemon serves at most %u connections "
+		    "(max_clients)", srv->max_clients);
+		return -1;
+	}
+	return 0;
+}
+
+/* One accepted descriptor: checked against the caps, then served. */
+static void
+ctl_accept_one(struct ctl_server *srv, int fd)
+{
 	struct ctl_conn *conn;
 	struct ucred cred;
 	socklen_t clen = sizeof(cred);
-	char msg[160];
-	int fd;
+	unsigned serial = ++srv->serial;
+	char msg[200];
 
-	if (status < 0) {
-		log_warnx("accept: %s", uv_strerror(status));
+	if (getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &cred, &clen) == -1) {
+		log_warn("client %u: SO_PEERCRED", serial);
+		close(fd);
+		return;
+	}
+	if (ctl_admit(srv, cred.uid, msg, sizeof(msg)) < 0) {
+		ctl_reject(fd, serial, cred.uid, msg);
 		return;
 	}
 	conn = xcalloc(1, sizeof(*conn));
 	conn->srv = srv;
-	conn->serial = ++srv->serial;
+	conn->serial = serial;
+	conn->uid = cred.uid;
+	conn->pid = cred.pid;
 	uv_pipe_init(srv->loop, &conn->pipe, 0);
 	conn->pipe.data = conn;
 	TAILQ_INSERT_TAIL(&srv->conns, conn, entry);
-	if (uv_accept(listener, (uv_stream_t *)&conn->pipe) < 0) {
+	if (uv_pipe_open(&conn->pipe, fd) < 0) {
+		close(fd);
 		ctl_conn_abort(conn);
 		return;
 	}
-	if (uv_fileno((uv_handle_t *)&conn->pipe, &fd) < 0 ||
-	    getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &cred, &clen) == -1) {
-		log_warn("client %u: SO_PEERCRED", conn->serial);
-		ctl_conn_abort(conn);
-		return;
-	}
-	conn->uid = cred.uid;
-	conn->pid = cred.pid;
 	log_debug("client %u connected: uid %u pid %ld", conn->serial,
 	    (unsigned)conn->uid, (long)conn->pid);
-	if (srv->max_clients != 0 &&
-	    ctl_server_count(srv, conn, NULL) >= srv->max_clients) {
-		snprintf(msg, sizeof(msg), "the daemon serves at most %u "
-		    "connections (max_clients)", srv->max_clients);
-		log_info("client %u (uid %u) refused: %s", conn->serial,
-		    (unsigned)conn->uid, msg);
-		ctl_conn_refuse(conn, PROTO_E_TOO_MANY_CONNECTIONS, msg);
-		return;
-	}
-	if (srv->max_per_uid != 0 &&
-	    ctl_server_count(srv, conn, &conn->uid) >= srv->max_per_uid) {
-		snprintf(msg, sizeof(msg), "uid %u already has %u connections "
-		    "(max_clients_per_uid)", (unsigned)conn->uid,
-		    srv->max_per_uid);
-		log_info("client %u refused: %s", conn->serial, msg);
-		ctl_conn_refuse(conn, PROTO_E_TOO_MANY_CONNECTIONS, msg);
-		return;
-	}
+	conn->accepted = 1;
 	uv_read_start((uv_stream_t *)&conn->pipe, ctl_conn_alloc,
 	    ctl_conn_read);
+}
+
+/*
+ * Accepts at most CTL_ACCEPT_BURST connections per loop iteration: libuv's
+ * own listener accepts until the backlog is empty, which a client that
+ * reconnects in a loop never lets happen, and then no reply is ever read
+ * or written.  The poll is level-triggered, so the rest waits one turn.
+ */
+static void
+ctl_accept(uv_poll_t *h, int status, int events)
+{
+	struct ctl_server *srv = h->data;
+	int i, fd;
+
+	(void)events;
+	if (status < 0) {
+		log_warnx("accept: %s", uv_strerror(status));
+		return;
+	}
+	for (i = 0; i < CTL_ACCEPT_BURST; i++) {
+		fd = accept4(srv->listen_fd, NULL, NULL, SOCK_NONBLOCK |
+		    SOCK_CLOEXEC);
+		if (fd == -1) {
+			if (errno != EAGAIN && errno != EINTR &&
+			    errno != ECONNABORTED)
+				log_warn("accept");
+			return;
+		}
+		ctl_accept_one(srv, fd);
+	}
+}
+
+/* The listening descriptor is ours to close once libuv lets go of it. */
+static void
+ctl_listener_closed(uv_handle_t *h)
+{
+	struct ctl_server *srv = h->data;
+
+	if (srv->listen_fd >= 0)
+		close(srv->listen_fd);
+	srv->listen_fd = -1;
 }
 
 /* Records which file is ours before anything can fail, for release. */
@@ -526,23 +451,64 @@ ctl_server_init(struct ctl_server *srv, uv_loop_t *loop, int fd,
 	}
 	uv_timer_init(loop, &srv->drain);
 	srv->drain.data = srv;
-	uv_pipe_init(loop, &srv->listener, 0);
+	uv_timer_init(loop, &srv->sweep);
+	srv->sweep.data = srv;
+	srv->listen_fd = fd;
+	if ((rc = uv_poll_init(loop, &srv->listener, fd)) < 0)
+		return bd_error_set(err, -EIO, "cannot serve %s: %s", path,
+		    uv_strerror(rc));
 	srv->listener.data = srv;
-	if ((rc = uv_pipe_open(&srv->listener, fd)) < 0 ||
-	    (rc = uv_listen((uv_stream_t *)&srv->listener, CTL_BACKLOG,
-	    ctl_accept)) < 0)
+	srv->listening = 1;
+	if ((rc = uv_poll_start(&srv->listener, UV_READABLE, ctl_accept)) < 0)
 		return bd_error_set(err, -EIO, "cannot serve %s: %s", path,
 		    uv_strerror(rc));
 	return 0;
 }
 
+/*
+ * Closes connections whose partial line has waited too long: a client that
+ * opens connections and sends half a line holds nothing forever.
+ */
+static void
+ctl_server_sweep(uv_timer_t *t)
+{
+	struct ctl_server *srv = t->data;
+	uint64_t now = uv_now(srv->loop);
+	struct ctl_conn *c;
+	char msg[160];
+
+	/* Refusing never unlinks a connection at once: a plain walk. */
+	TAILQ_FOREACH(c, &srv->conns, entry) {
+		if (c->closing || c->inlen == 0 || c->held > 0 || c->paused ||
+		    now - c->partial_ms <= srv->line_timeout_ms)
+			continue;
+		snprintf(msg, sizeof(msg), "no complete request line within "
+		    "%llu ms (client_timeout); closing the connection",
+		    (unsigned long long)srv->line_timeout_ms);
+		log_info("client %u (uid %u): %s", c->serial,
+		    (unsigned)c->uid, msg);
+		ctl_conn_refuse(c, PROTO_E_TIMEOUT, msg);
+	}
+}
+
 /* Caps come from the config and change on reload, hence a setter. */
 void
 ctl_server_set_caps(struct ctl_server *srv, unsigned max_clients,
-    unsigned max_per_uid)
+    unsigned max_per_uid, uint64_t line_timeout_ms)
 {
+	uint64_t every;
+
 	srv->max_clients = max_clients;
 	srv->max_per_uid = max_per_uid;
+	srv->line_timeout_ms = line_timeout_ms;
+	if (srv->stopping || uv_is_closing((uv_handle_t *)&srv->sweep))
+		return;
+	uv_timer_stop(&srv->sweep);
+	if (line_timeout_ms == 0)
+		return;
+	/* A quarter of the timeout: a line is cut within 1.25 timeouts. */
+	every = line_timeout_ms / 4 ? line_timeout_ms / 4 : 1;
+	uv_timer_start(&srv->sweep, ctl_server_sweep, every, every);
 }
 
 /* The shutdown deadline: a client that will not read loses its replies. */
@@ -553,7 +519,7 @@ ctl_server_drained(uv_timer_t *t)
 	struct ctl_conn *conn;
 
 	log_info("closing %u clients that did not take their replies",
-	    ctl_server_count(srv, NULL, NULL));
+	    ctl_server_count(srv, NULL));
 	/* Closing never unlinks at once (that waits for libuv), so a plain
 	 * walk is safe. */
 	TAILQ_FOREACH(conn, &srv->conns, entry)
@@ -569,8 +535,10 @@ ctl_server_stop(struct ctl_server *srv)
 	if (srv->stopping)
 		return;
 	srv->stopping = 1;
-	if (!uv_is_closing((uv_handle_t *)&srv->listener))
-		uv_close((uv_handle_t *)&srv->listener, NULL);
+	if (srv->listening && !uv_is_closing((uv_handle_t *)&srv->listener))
+		uv_close((uv_handle_t *)&srv->listener, ctl_listener_closed);
+	if (!uv_is_closing((uv_handle_t *)&srv->sweep))
+		uv_close((uv_handle_t *)&srv->sweep, NULL);
 	TAILQ_FOREACH(conn, &srv->conns, entry)
 		ctl_conn_close(conn);
 	if (TAILQ_EMPTY(&srv->conns))

@@ -20,6 +20,7 @@
 #include <sys/types.h>
 
 #include <stddef.h>
+#include <stdint.h>
 
 #include <jansson.h>
 #include <uv.h>
@@ -49,6 +50,8 @@ struct ctl_conn {
 	uid_t			 uid;		/* SO_PEERCRED */
 	pid_t			 pid;
 	unsigned		 serial;	/* for log lines */
+	int			 accepted;	/* admitted under the caps */
+	uint64_t		 partial_ms;	/* loop time a partial line began */
 	char			*in;		/* partial input */
 	size_t			 inlen;
 	size_t			 incap;
@@ -76,14 +79,17 @@ TAILQ_HEAD(ctl_conn_list, ctl_conn);
 
 struct ctl_server {
 	uv_loop_t		*loop;
-	uv_pipe_t		 listener;
+	uv_poll_t		 listener;	/* on listen_fd; we accept */
+	int			 listen_fd;
+	int			 listening;	/* listener initialised */
 	uv_timer_t		 drain;
+	uv_timer_t		 sweep;		/* partial-line timeouts */
 	char			*path;		/* socket file we created */
 	dev_t			 dev;		/* its identity, so shutdown */
 	ino_t			 ino;		/* removes only our own file */
 	unsigned		 max_clients;
 	unsigned		 max_per_uid;
-	unsigned		 nconns;	/* connections not closing */
+	uint64_t		 line_timeout_ms;	/* 0: none */
 	unsigned		 serial;
 	int			 stopping;
 	struct ctl_conn_list	 conns;
@@ -91,24 +97,18 @@ struct ctl_server {
 	void			*arg;
 };
 
-/*
- * Binds and listens on path: creates the parent directory if missing,
- * refuses when another process accepts connections there (-EADDRINUSE),
- * removes a stale socket file, and applies mode and group.  Returns 0 with
- * the listening descriptor in *fdp, or a negative errno with err filled.
- */
-int	ctl_listen(const char *path, mode_t mode, const char *group, int *fdp,
-	    struct bd_error *err);
-/* Applies mode and group (NULL: leave it) to the socket file at path. */
-int	ctl_socket_perms(const char *path, mode_t mode, const char *group,
-	    struct bd_error *err);
-
-/* Takes over fd from ctl_listen() and starts accepting on loop. */
+/* Takes over fd from ctlsock_listen() and starts accepting on loop. */
 int	ctl_server_init(struct ctl_server *srv, uv_loop_t *loop, int fd,
 	    const char *path, ctl_line_cb *cb, void *arg, struct bd_error *err);
-/* Connection caps; new limits apply to connections accepted afterwards. */
+/*
+ * Connection caps; new limits apply to connections accepted afterwards.
+ * Only admitted connections that are not closing count, and the per-uid
+ * cap is checked first, so one uid refused in a loop cannot fill the
+ * server.  A connection whose partial line stays incomplete for longer
+ * than line_timeout_ms (0: never) gets a timeout error and is closed.
+ */
 void	ctl_server_set_caps(struct ctl_server *srv, unsigned max_clients,
-	    unsigned max_per_uid);
+	    unsigned max_per_uid, uint64_t line_timeout_ms);
 /*
  * Stops accepting and closes every connection once its queued output is
  * written (or after CTL_DRAIN_MS).  The loop ends when nothing is left.

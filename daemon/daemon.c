@@ -1,8 +1,10 @@
+#include <sys/file.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 
 #include <fcntl.h>
 #include <grp.h>
+#include <stdio.h>
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
@@ -11,12 +13,17 @@
 
 #include "common/xmalloc.h"
 #include "daemon/cmd.h"
+#include "daemon/ctlsock.h"
 #include "daemon/daemon.h"
 #include "daemon/notify.h"
+#include "daemon/perm.h"
 #include "common/log.h"
 #include "store/store.h"
 #include "daemon/sched.h"
 #include <git2.h>
+
+static int	daemon_lock_db(struct daemon *, const char *, const char *,
+		    struct bd_error *);
 
 /*
  * Wall-clock time, since events are read by people and compared across
@@ -123,7 +130,7 @@ daemon_signal(uv_signal_t *sig, int signum)
 
 	if (signum == SIGHUP) {
 		log_info("SIGHUP: reloading %s", d->config_path);
-		(void)daemon_reload(d, &errs, NULL);	/* it logs the errors */
+		(void)daemon_reload(d, &errs, NULL, NULL);	/* it logs the errors */
 		config_errors_release(&errs);
 		return;
 	}
@@ -152,7 +159,7 @@ daemon_start_loop(struct daemon *d, int fd, struct bd_error *err)
 	if (rc < 0)
 		return rc;
 	ctl_server_set_caps(&d->ctl, d->cfg.daemon.max_clients,
-	    d->cfg.daemon.max_clients_per_uid);
+	    d->cfg.daemon.max_clients_per_uid, d->cfg.daemon.client_timeout_ms);
 	for (i = 0; i < sizeof(sigs) / sizeof(sigs[0]); i++) {
 		uv_signal_init(&d->loop, sigs[i].h);
 		sigs[i].h->data = d;
@@ -168,16 +175,20 @@ daemon_start_loop(struct daemon *d, int fd, struct bd_error *err)
 
 /*
  * What startup would refuse that the file's syntax cannot show, so that
- * `bisectd -n` and a start agree: for now, that socket_group exists.
+ * `bisectd -n` and a start agree: that the operators groups and the
+ * socket_group exist.
  */
 int
 daemon_config_check(const struct config *cfg, struct bd_error *err)
 {
 	const char *group = cfg->daemon.socket_group;
 	struct group gr, *grp = NULL;
+	struct bd_error perr;
 	char buf[4096];
 	int rc;
 
+	if ((rc = perm_check(cfg->daemon.operators, &perr)) < 0)
+		return bd_error_set(err, rc, "%s: %s", cfg->path, perr.msg);
 	if (group == NULL)
 		return 0;
 	rc = getgrnam_r(group, &gr, buf, sizeof(buf), &grp);
@@ -192,8 +203,9 @@ daemon_config_check(const struct config *cfg, struct bd_error *err)
 }
 
 /*
- * The socket is checked first, so a second daemon leaves the database
- * alone; nobody is served before the loop runs, after the store is open.
+ * The database lock is taken first, so a second daemon leaves the first's
+ * socket and database alone; nobody is served before the loop runs, after
+ * the store is open.
  */
 int
 daemon_init(struct daemon *d, const char *config_path, struct config *cfg,
@@ -203,6 +215,7 @@ daemon_init(struct daemon *d, const char *config_path, struct config *cfg,
 	int rc, fd = -1;
 
 	memset(d, 0, sizeof(*d));
+	d->lock_fd = -1;
 	d->cfg = *cfg;
 	config_init(cfg);
 	dc = &d->cfg.daemon;
@@ -216,7 +229,12 @@ daemon_init(struct daemon *d, const char *config_path, struct config *cfg,
 		return bd_error_set(err, -EINVAL,
 		    "%s: [daemon] socket and database are required",
 		    config_path);
-	if ((rc = ctl_listen(dc->socket, dc->socket_mode, dc->socket_group,
+	if ((rc = perm_check(dc->operators, err)) < 0)
+		return rc;
+	/* Before the socket: a second daemon must not touch the first's. */
+	if ((rc = daemon_lock_db(d, dc->database, dc->socket, err)) < 0)
+		return rc;
+	if ((rc = ctlsock_listen(dc->socket, dc->socket_mode, dc->socket_group,
 	    &fd, err)) < 0)
 		return rc;
 	if ((rc = store_open(&d->store, dc->database, err)) < 0)
@@ -239,6 +257,47 @@ daemon_init(struct daemon *d, const char *config_path, struct config *cfg,
 fail:
 	close(fd);
 	unlink(dc->socket);
+	return rc;
+}
+
+/*
+ * One daemon per database, whatever socket each listens on: an exclusive
+ * flock on DATABASE.lock, held until the process exits, with the holder's
+ * pid in it for the message the next one prints.
+ */
+static int
+daemon_lock_db(struct daemon *d, const char *db, const char *sock,
+    struct bd_error *err)
+{
+	char *path, pid[32];
+	ssize_t n;
+	int fd, rc = 0;
+
+	xasprintf(&path, "%s.lock", db);
+	fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0600);
+	if (fd == -1) {
+		rc = bd_error_set(err, -errno, "cannot open %s: %s", path,
+		    strerror(errno));
+		goto out;
+	}
+	if (flock(fd, LOCK_EX | LOCK_NB) == -1) {
+		rc = errno == EWOULDBLOCK ? -EBUSY : -errno;
+		n = pread(fd, pid, sizeof(pid) - 1, 0);
+		pid[n > 0 ? n : 0] = '\0';
+		pid[strcspn(pid, "\n")] = '\0';
+		bd_error_set(err, rc, "another bisectd (pid %s) is already "
+		    "running on database %s; leaving %s alone",
+		    *pid ? pid : "unknown", db, sock);
+		close(fd);
+		goto out;
+	}
+	snprintf(pid, sizeof(pid), "%ld\n", (long)getpid());
+	if (ftruncate(fd, 0) == -1 ||
+	    pwrite(fd, pid, strlen(pid), 0) != (ssize_t)strlen(pid))
+		log_warn("cannot write the pid to %s", path);
+	d->lock_fd = fd;
+out:
+	free(path);
 	return rc;
 }
 
@@ -336,7 +395,7 @@ daemon_change(void *arg, const struct config_change *c)
  */
 static void
 daemon_apply(struct daemon *d, const struct config *old,
-    const struct config *new, json_t *restart_needed)
+    const struct config *new, json_t *restart_needed, json_t *not_applied)
 {
 	const struct config_daemon *o = &old->daemon, *n = &new->daemon;
 	struct daemon_changes ch = { restart_needed, 0 };
@@ -346,18 +405,23 @@ daemon_apply(struct daemon *d, const struct config *old,
 	if (ch.hosts && restart_needed != NULL)
 		json_array_append_new(restart_needed, json_string("hosts"));
 	log_set_level((enum log_level)n->log_level);
-	ctl_server_set_caps(&d->ctl, n->max_clients, n->max_clients_per_uid);
+	ctl_server_set_caps(&d->ctl, n->max_clients, n->max_clients_per_uid,
+	    n->client_timeout_ms);
 	if ((o->socket_mode != n->socket_mode ||
 	    !daemon_streq(o->socket_group, n->socket_group)) &&
-	    ctl_socket_perms(d->ctl.path, n->socket_mode, n->socket_group,
-	    &err) < 0)
+	    ctlsock_perms(d->ctl.path, n->socket_mode, n->socket_group,
+	    &err) < 0) {
 		log_warnx("reload: %s", err.msg);
+		if (not_applied != NULL)
+			json_array_append_new(not_applied, json_string(
+			    bd_utf8_fix(err.msg)));
+	}
 }
 
 /* Validates the whole file first; a broken edit never replaces a good one. */
 int
 daemon_reload(struct daemon *d, struct config_errors *errs,
-    json_t *restart_needed)
+    json_t *restart_needed, json_t *not_applied)
 {
 	struct config new, old;
 	size_t i;
@@ -372,7 +436,7 @@ daemon_reload(struct daemon *d, struct config_errors *errs,
 		config_release(&new);
 		return -EINVAL;
 	}
-	daemon_apply(d, &d->cfg, &new, restart_needed);
+	daemon_apply(d, &d->cfg, &new, restart_needed, not_applied);
 	old = d->cfg;
 	d->cfg = new;
 	/* The socket and database in use stay what the process opened. */
@@ -424,6 +488,10 @@ daemon_release(struct daemon *d)
 	config_release(&d->cfg);
 	free(d->config_path);
 	d->config_path = NULL;
+	/* Last: the next daemon may start once the store is closed. */
+	if (d->lock_fd >= 0)
+		close(d->lock_fd);
+	d->lock_fd = -1;
 }
 
 /*

@@ -20,6 +20,7 @@
 
 #include "common/error.h"
 #include "config/config.h"
+#include "daemon/audit.h"
 #include "daemon/ctl.h"
 
 struct store;
@@ -34,6 +35,7 @@ struct daemon {
 	struct sched	*sched;		/* bisections, hosts, jobs */
 	struct git_repository *repo;	/* lent to the scheduler; may be NULL */
 	struct ctl_server ctl;
+	struct audit	 audit;		/* rate of stored rejections */
 	uv_signal_t	 sigint;
 	uv_signal_t	 sigterm;
 	uv_signal_t	 sighup;
@@ -42,11 +44,12 @@ struct daemon {
 	int		 ctl_ready;	/* control socket handed to the loop */
 	int		 stopping;
 	int		 git_ready;	/* libgit2 initialised */
+	int		 lock_fd;	/* flock on DATABASE.lock; -1: none */
 };
 
 /*
- * Checks what startup needs beyond the file's syntax (the socket_group
- * exists).  Returns 0, or a negative errno with err naming file and key.
+ * Checks what startup needs beyond the file's syntax (the operators
+ * groups and the socket_group exist).  Returns 0, or a negative errno with err naming file and key.
  */
 int	daemon_config_check(const struct config *cfg, struct bd_error *err);
 /*
@@ -67,10 +70,12 @@ void	daemon_shutdown(struct daemon *d);
  * config tables: live ones are applied, and those that only take effect
  * after a restart are appended to restart_needed when not NULL ("socket"
  * for a [daemon] key, "[host a] port", "[host b]" for a section added or
- * removed, and "hosts" once for any [host] change).
+ * removed, and "hosts" once for any [host] change).  A live key that
+ * cannot be applied (socket_group naming no group) is appended as a
+ * message to not_applied when not NULL; the rest still applies.
  */
 int	daemon_reload(struct daemon *d, struct config_errors *errs,
-	    json_t *restart_needed);
+	    json_t *restart_needed, json_t *not_applied);
 /* Closes the store, removes the socket file and frees everything. */
 void	daemon_release(struct daemon *d);
 

@@ -217,10 +217,13 @@ sched_stop(struct sched *s)
 	s->stopping = 1;
 	if (s->kick_ready)
 		uv_timer_stop(&s->kick);
-	TAILQ_FOREACH(b, &s->active, entry)
+	TAILQ_FOREACH(b, &s->active, entry) {
+		if (b->phase == BISECTION_LOADING)
+			bisection_load_abort(b);
 		TAILQ_FOREACH_SAFE(p, &b->probes, entry, tp)
 			if (p->job != NULL)
 				job_cancel(p->job);
+	}
 	sched_stop_check(s);
 }
 
@@ -504,13 +507,18 @@ sched_cancel(struct sched *s, int64_t id, struct bd_error *err)
 	struct bisection_probe *p, *tp;
 	int rc;
 
-	if (b == NULL || b->phase == BISECTION_FINISHED)
-		return bd_error_set(err, -ENOENT, "bisection %lld is not "
-		    "running", (long long)id);
+	if (b == NULL)
+		return err && err->code ? err->code : -ENOENT;
+	if (b->phase == BISECTION_FINISHED)
+		return bd_error_set(err, -EALREADY, "bisection %lld has "
+		    "already ended (%s)", (long long)id,
+		    store_bisection_state_name(b->rec.state));
 	if ((rc = store_bisection_set_state(sched_store(s), id,
 	    STORE_BISECTION_CANCELLED, NULL, err)) < 0)
 		return rc;
 	b->rec.state = STORE_BISECTION_CANCELLED;
+	if (b->phase == BISECTION_LOADING)
+		bisection_load_abort(b);
 	b->phase = BISECTION_FINISHED;
 	TAILQ_FOREACH_SAFE(p, &b->probes, entry, tp) {
 		p->recorded = 1;	/* the store cancelled its run */

@@ -19,6 +19,7 @@
 
 #include "common/xmalloc.h"
 #include "daemon/ctl.h"
+#include "daemon/ctlsock.h"
 #include "tests/support/tst.h"
 
 #define CB_GUARD_MS	(60 * 1000)	/* a guard against hangs only */
@@ -140,7 +141,7 @@ cb_setup(void)
 	cr_assert_not_null(cb.dir = tst_tmpdir("ctl-broadcast"));
 	xasprintf(&cb.path, "%s/ctl.sock", cb.dir);
 	cr_assert_eq(uv_loop_init(&cb.loop), 0);
-	cr_assert_eq(ctl_listen(cb.path, 0600, NULL, &lfd, &err), 0, "%s",
+	cr_assert_eq(ctlsock_listen(cb.path, 0600, NULL, &lfd, &err), 0, "%s",
 	    err.msg);
 	cr_assert_eq(ctl_server_init(&cb.srv, &cb.loop, lfd, cb.path, cb_line,
 	    &cb, &err), 0, "%s", err.msg);
