@@ -77,6 +77,15 @@ cmd_scrub(const struct daemon *d, char *msg, size_t size)
 	bd_utf8_fix(msg);
 }
 
+/* Loud in test builds, an `internal` reply in production. */
+static void
+cmd_json_broken(const char *what)
+{
+	log_warnx("cannot build the reply: %s", what);
+	if (getenv("BISECTD_STRICT_JSON") != NULL)
+		abort();
+}
+
 /* Handlers fail through one function so every error has a code and text. */
 int
 cmd_fail(struct cmd_ctx *ctx, enum proto_error e, const char *fmt, ...)
@@ -96,9 +105,7 @@ cmd_json_check(struct cmd_ctx *ctx, int status, const char *what)
 {
 	if (status >= 0)
 		return 0;
-	log_warnx("cannot build the reply: %s", what);
-	if (getenv("BISECTD_STRICT_JSON") != NULL)
-		abort();
+	cmd_json_broken(what);
 	ctx->broken = 1;
 	return -1;
 }
@@ -367,12 +374,6 @@ cmd_defer(struct cmd_ctx *ctx)
 	return p;
 }
 
-json_t *
-cmd_pending_reply(struct cmd_pending *p)
-{
-	return p->reply;
-}
-
 /* Sends, records, releases the connection and frees p. */
 static void
 cmd_pending_finish(struct cmd_pending *p, json_t *reply, const char *outcome)
@@ -393,9 +394,24 @@ cmd_pending_finish(struct cmd_pending *p, json_t *reply, const char *outcome)
 	free(p);
 }
 
+int
+cmd_pending_put(struct cmd_pending *p, const char *key, json_t *v)
+{
+	if (v != NULL && json_object_set_new(p->reply, key, v) == 0)
+		return 0;
+	cmd_json_broken(key);
+	p->broken = 1;
+	return -1;
+}
+
 void
 cmd_pending_done(struct cmd_pending *p)
 {
+	if (p->broken) {
+		cmd_pending_fail(p, PROTO_E_INTERNAL,
+		    "the daemon could not build the reply");
+		return;
+	}
 	cmd_pending_finish(p, p->reply, "ok");
 }
 

@@ -59,8 +59,8 @@ struct cmd_pending;
  * exactly one of cmd_pending_done or cmd_pending_fail later, which frees p.
  */
 struct cmd_pending *cmd_defer(struct cmd_ctx *ctx);
-/* The reply object, to add the payload to before cmd_pending_done. */
-json_t	*cmd_pending_reply(struct cmd_pending *p);
+/* Adds the payload: p's reply[key] = v (stolen, may be NULL), checked. */
+int	 cmd_pending_put(struct cmd_pending *p, const char *key, json_t *v);
 void	 cmd_pending_done(struct cmd_pending *p);
 void	 cmd_pending_fail(struct cmd_pending *p, enum proto_error e,
 	    const char *fmt, ...) __attribute__((format(printf, 3, 4)));

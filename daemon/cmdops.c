@@ -37,7 +37,7 @@ static void
 cmdops_backup_done(uv_work_t *w, int status)
 {
 	struct cmdops_backup *b = w->data;
-	json_t *r = cmd_pending_reply(b->pending);
+	struct cmd_pending *p = b->pending;
 
 	b->took_ms = uv_now(w->loop) - b->started_ms;
 	if (status < 0)
@@ -50,14 +50,14 @@ cmdops_backup_done(uv_work_t *w, int status)
 	else {
 		log_info("backup written to %s (%zu bytes)", b->dest,
 		    b->info.bytes);
-		json_object_set_new(r, "path", json_string(b->dest));
-		json_object_set_new(r, "bytes",
+		cmd_pending_put(p, "path", json_string(b->dest));
+		cmd_pending_put(p, "bytes",
 		    json_integer((json_int_t)b->info.bytes));
-		json_object_set_new(r, "pages",
+		cmd_pending_put(p, "pages",
 		    json_integer((json_int_t)b->info.pages));
-		json_object_set_new(r, "took_ms",
+		cmd_pending_put(p, "took_ms",
 		    json_integer((json_int_t)b->took_ms));
-		cmd_pending_done(b->pending);
+		cmd_pending_done(p);
 	}
 	free(b->db_path);
 	free(b->dest);
