@@ -354,6 +354,7 @@ struct cmd_pending {
 	json_t			*reply;
 	char			*summary;	/* for the audit trail */
 	char			 rawid[64];
+	int			 broken;	/* a cmd_pending_put failed */
 };
 
 struct cmd_pending *
