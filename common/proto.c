@@ -49,15 +49,91 @@ proto_reply_ok(json_t *id)
 	return proto_reply(id, 1);
 }
 
-/* Every error reply has the same shape; extra detail goes into "error". */
+/*
+ * Length of the well-formed UTF-8 sequence at s (at most n bytes), or 0:
+ * jansson refuses a string with overlong forms, surrogates or code points
+ * above U+10FFFF, and one bad byte would cost the reply its message.
+ */
+static size_t
+proto_utf8_seq(const unsigned char *s, size_t n)
+{
+	static const struct {
+		unsigned char	 lead_mask, lead;	/* first byte pattern */
+		size_t		 len;
+		unsigned	 min;			/* no overlong forms */
+	} forms[] = {
+		{ .lead_mask = 0xe0, .lead = 0xc0, .len = 2, .min = 0x80 },
+		{ .lead_mask = 0xf0, .lead = 0xe0, .len = 3, .min = 0x800 },
+		{ .lead_mask = 0xf8, .lead = 0xf0, .len = 4, .min = 0x10000 },
+	};
+	size_t f, k;
+	unsigned cp;
+
+	if (s[0] < 0x80)
+		return 1;
+	for (f = 0; f < sizeof(forms) / sizeof(forms[0]); f++) {
+		if ((s[0] & forms[f].lead_mask) != forms[f].lead)
+			continue;
+		if (n < forms[f].len)
+			return 0;
+		cp = s[0] & (unsigned char)~forms[f].lead_mask;
+		for (k = 1; k < forms[f].len; k++) {
+			if ((s[k] & 0xc0) != 0x80)
+				return 0;
+			cp = (cp << 6) | (s[k] & 0x3f);
+		}
+		if (cp < forms[f].min || cp > 0x10ffff ||
+		    (cp >= 0xd800 && cp <= 0xdfff))
+			return 0;
+		return forms[f].len;
+	}
+	return 0;
+}
+
+/*
+ * A copy of message that jansson accepts: every byte that is not part of
+ * a well-formed sequence (a character cut by a byte limit, say) becomes
+ * '?'.  The caller frees it.
+ */
+static char *
+proto_utf8_clean(const char *message)
+{
+	const unsigned char *s = (const unsigned char *)message;
+	size_t n = strlen(message), i = 0, k;
+	char *out = xmalloc(n + 1);
+
+	while (i < n) {
+		k = proto_utf8_seq(s + i, n - i);
+		if (k == 0) {
+			out[i++] = '?';
+			continue;
+		}
+		memcpy(out + i, s + i, k);
+		i += k;
+	}
+	out[n] = '\0';
+	return out;
+}
+
+/*
+ * Every error reply has the same shape, whatever bytes the message holds;
+ * extra detail goes into "error".
+ */
 json_t *
 proto_reply_error(json_t *id, enum proto_error e, const char *message)
 {
 	json_t *r = proto_reply(id, 0);
+	char *clean;
 
-	if (r != NULL)
-		json_object_set_new(r, "error", json_pack("{s:s, s:s}",
-		    "code", proto_error_code(e), "message", message));
+	if (r == NULL)
+		return NULL;
+	clean = proto_utf8_clean(message != NULL ? message : "");
+	if (json_object_set_new(r, "error", json_pack("{s:s, s:s}",
+	    "code", proto_error_code(e), "message", clean)) != 0) {
+		json_decref(r);
+		r = NULL;
+	}
+	free(clean);
 	return r;
 }
 

@@ -45,7 +45,12 @@ const char	*proto_error_code(enum proto_error e);
  * returned object and adds its payload to it.
  */
 json_t		*proto_reply_ok(json_t *id);
-/* {"ok":false,"id":...,"error":{"code":...,"message":...}}; caller owns it. */
+/*
+ * {"ok":false,"id":...,"error":{"code":...,"message":...}}; caller owns
+ * it.  message may hold any bytes (NULL: empty): what is not well-formed
+ * UTF-8, such as a character cut at a byte limit, shows as '?', so the
+ * reply always has its error object.
+ */
 json_t		*proto_reply_error(json_t *id, enum proto_error e,
 		    const char *message);
 

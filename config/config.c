@@ -501,14 +501,16 @@ config_ini_options(void)
 	ini_max_line = CONFIG_MAX_LINE + 3;
 }
 
+/*
+ * The file's text is parsed apart from reading it, so that a test or a
+ * fuzzer can feed any bytes through the same path as a real file.
+ */
 int
-config_load(struct config *cfg, const char *path,
-    struct config_errors *errs)
+config_parse(struct config *cfg, const char *path, const char *text,
+    size_t len, struct config_errors *errs)
 {
 	struct config_ctx ctx;
-	char *buf = NULL;
 	const char *slash;
-	size_t len = 0;
 	int rc;
 
 	config_init(cfg);
@@ -519,19 +521,13 @@ config_load(struct config *cfg, const char *path,
 	memset(&ctx, 0, sizeof(ctx));
 	ctx.cfg = cfg;
 	ctx.file = path;
-	rc = config_read_file(path, &buf, &len);
-	if (rc < 0) {
-		config_error(&ctx, 0, NULL, NULL, "cannot read: %s",
-		    rc == -EINVAL ? "not a regular file" : strerror(-rc));
-		goto out;
-	}
 	ctx.basedir = config_basedir(path);
 	slash = strrchr(path, '/');
 	xasprintf(&cfg->path, "%s/%s", ctx.basedir,
 	    slash != NULL ? slash + 1 : path);
 	config_defaults(cfg);
 
-	ctx.buf = buf;
+	ctx.buf = text;
 	ctx.len = len;
 	ctx.at_line_start = 1;
 	config_ini_options();
@@ -543,12 +539,39 @@ config_load(struct config *cfg, const char *path,
 	config_section_end(&ctx);
 	config_check_references(&ctx);
 	rc = ctx.nmsgs > 0 ? -EINVAL : 0;
-out:
 	config_errors_take(&ctx, errs);
 	free(ctx.sweep_lines);
 	free(ctx.basedir);
-	free(buf);
 	if (rc < 0)
 		config_release(cfg);
+	return rc;
+}
+
+int
+config_load(struct config *cfg, const char *path,
+    struct config_errors *errs)
+{
+	struct config_ctx ctx;
+	char *buf = NULL;
+	size_t len = 0;
+	int rc;
+
+	rc = config_read_file(path, &buf, &len);
+	if (rc == 0) {
+		rc = config_parse(cfg, path, buf, len, errs);
+		free(buf);
+		return rc;
+	}
+	config_init(cfg);
+	if (errs != NULL) {
+		errs->msgs = NULL;
+		errs->n = 0;
+	}
+	memset(&ctx, 0, sizeof(ctx));
+	ctx.cfg = cfg;
+	ctx.file = path;
+	config_error(&ctx, 0, NULL, NULL, "cannot read: %s",
+	    rc == -EINVAL ? "not a regular file" : strerror(-rc));
+	config_errors_take(&ctx, errs);
 	return rc;
 }

@@ -1,0 +1,279 @@
+/*
+ * Request dispatch (daemon/cmd.c) with a reply-shape oracle: a real daemon
+ * (daemon_init on a config in a temp dir: its own socket and store, no
+ * hosts, no repository) gets every input as one request line on a real
+ * control connection, and whatever it is, the answer is one JSON object
+ * line with a boolean "ok"; every ok:false has error.code and
+ * error.message strings; an id the daemon accepts comes back unchanged.
+ *
+ * Input: the request line (what the socket's framing would hand over:
+ * up to the first newline, one '\r' before it removed).
+ */
+#include <sys/socket.h>
+#include <sys/un.h>
+
+#include <fcntl.h>
+#include <poll.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <jansson.h>
+
+#include "common/log.h"
+#include "common/xmalloc.h"
+#include "common/proto.h"
+#include "config/config.h"
+#include "daemon/cmd.h"
+#include "daemon/daemon.h"
+#include "tests/fuzz/fuzz.h"
+#include "tests/support/tst.h"
+
+/* A deferred reply (backup) comes from the thread pool; allow for it. */
+#define FUZZ_REPLY_MS	15000
+
+static struct daemon	 fuzz_d;
+static char		*fuzz_dir;		/* $TMPDIR/bisectd-fuzz-XXXXXX */
+static int		 fuzz_fd = -1;
+static char		*fuzz_in;
+static size_t		 fuzz_inlen, fuzz_incap;
+
+/* The daemon as bisectd's main would make it, from a file in the dir. */
+static void
+fuzz_dispatch_daemon(void)
+{
+	struct config cfg;
+	struct config_errors errs;
+	struct bd_error err;
+	char *path, *text;
+	FILE *fp;
+
+	if ((fuzz_dir = tst_tmpdir("fuzz-dispatch")) == NULL)
+		fuzz_fail("cannot make a temp dir");
+	xasprintf(&path, "%s/bisectd.conf", fuzz_dir);
+	xasprintf(&text, "[daemon]\nsocket = %s/run/bisectd.sock\n"
+	    "database = %s/state.db\nworkdir = %s/work\nlog_level = error\n"
+	    "[benchmark vm]\nrun = true\nmetrics = throughput:higher, "
+	    "latency:lower\n", fuzz_dir, fuzz_dir, fuzz_dir);
+	if ((fp = fopen(path, "w")) == NULL || fputs(text, fp) < 0 ||
+	    fclose(fp) != 0)
+		fuzz_fail("cannot write %s", path);
+	if (config_load(&cfg, path, &errs) != 0)
+		fuzz_fail("the fuzz config does not load: %s",
+		    errs.n > 0 ? errs.msgs[0] : "?");
+	config_errors_release(&errs);
+	log_init("fuzz_dispatch", 1, LOG_LEVEL_ERROR);
+	daemon_signals_block();
+	if (daemon_init(&fuzz_d, path, &cfg, &err) != 0)
+		fuzz_fail("daemon_init: %s", err.msg);
+	free(text);
+	free(path);
+}
+
+/* A client on the daemon's own socket, accepted by its loop. */
+static struct ctl_conn *
+fuzz_dispatch_conn(void)
+{
+	struct sockaddr_un sa;
+	struct ctl_conn *c;
+	int i;
+
+	if ((c = TAILQ_FIRST(&fuzz_d.ctl.conns)) != NULL && !c->closing &&
+	    fuzz_fd != -1)
+		return c;
+	if (fuzz_fd != -1)
+		close(fuzz_fd);
+	memset(&sa, 0, sizeof(sa));
+	sa.sun_family = AF_UNIX;
+	snprintf(sa.sun_path, sizeof(sa.sun_path), "%s", fuzz_d.ctl.path);
+	fuzz_fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+	if (fuzz_fd == -1 ||
+	    connect(fuzz_fd, (struct sockaddr *)&sa, sizeof(sa)) == -1)
+		fuzz_fail("cannot connect to %s", sa.sun_path);
+	fcntl(fuzz_fd, F_SETFL, O_NONBLOCK);
+	for (i = 0; i < 1000; i++) {
+		uv_run(&fuzz_d.loop, UV_RUN_NOWAIT);
+		TAILQ_FOREACH(c, &fuzz_d.ctl.conns, entry)
+			if (!c->closing)
+				return c;
+		poll(NULL, 0, 1);
+	}
+	fuzz_fail("the daemon does not accept the connection");
+}
+
+/* Reads what the daemon sent; 0 when the connection was closed. */
+static int
+fuzz_dispatch_read(void)
+{
+	ssize_t n;
+
+	for (;;) {
+		if (fuzz_incap - fuzz_inlen < 4096) {
+			fuzz_incap = fuzz_incap ? fuzz_incap * 2 : 65536;
+			fuzz_in = realloc(fuzz_in, fuzz_incap);
+			if (fuzz_in == NULL)
+				abort();
+		}
+		n = read(fuzz_fd, fuzz_in + fuzz_inlen, fuzz_incap - fuzz_inlen);
+		if (n > 0) {
+			fuzz_inlen += (size_t)n;
+			continue;
+		}
+		return n != 0;
+	}
+}
+
+static long long
+fuzz_dispatch_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (long long)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
+/* Every line the daemon writes is one JSON object with a boolean "ok". */
+static json_t *
+fuzz_dispatch_line(const char *line, size_t len)
+{
+	json_error_t jerr;
+	json_t *r;
+	json_t *e;
+
+	r = json_loadb(line, len, 0, &jerr);
+	if (r == NULL || !json_is_object(r))
+		fuzz_fail("reply is not one JSON object: %.*s", (int)len, line);
+	if (json_object_get(r, "event") != NULL)
+		return r;	/* a watch event, not a reply */
+	if (!json_is_boolean(json_object_get(r, "ok")))
+		fuzz_fail("reply without a boolean ok: %.*s", (int)len, line);
+	if (json_is_false(json_object_get(r, "ok"))) {
+		e = json_object_get(r, "error");
+		if (!json_is_object(e) ||
+		    !json_is_string(json_object_get(e, "code")) ||
+		    !json_is_string(json_object_get(e, "message")))
+			fuzz_fail("ok:false without error.code and "
+			    "error.message strings: %.*s", (int)len, line);
+	}
+	return r;
+}
+
+/* The id the daemon echoes: a string or number member "id". */
+static json_t *
+fuzz_dispatch_id(const char *line, size_t len)
+{
+	json_error_t jerr;
+	json_t *req, *id;
+
+	req = json_loadb(line, len, JSON_DECODE_ANY | JSON_REJECT_DUPLICATES,
+	    &jerr);
+	id = json_object_get(req, "id");
+	if (id != NULL && (json_is_string(id) || json_is_number(id)))
+		json_incref(id);
+	else
+		id = NULL;
+	json_decref(req);
+	return id;
+}
+
+/*
+ * A backup writes where the request says, as root here: only into the
+ * temp dir.  Any other path is not sent.
+ */
+static int
+fuzz_dispatch_allowed(const char *line, size_t len)
+{
+	json_error_t jerr;
+	json_t *req;
+	const char *cmd, *path;
+	int ok = 1;
+
+	req = json_loadb(line, len, JSON_DECODE_ANY, &jerr);
+	cmd = json_string_value(json_object_get(req, "cmd"));
+	path = json_string_value(json_object_get(req, "path"));
+	if (cmd != NULL && strcmp(cmd, "backup") == 0 && path != NULL &&
+	    (strncmp(path, fuzz_dir, strlen(fuzz_dir)) != 0 ||
+	    strstr(path, "..") != NULL))
+		ok = 0;
+	json_decref(req);
+	return ok;
+}
+
+/* The temp dir goes when the run ends; a crash leaves it to look at. */
+static void
+fuzz_dispatch_cleanup(void)
+{
+	tst_rmrf(fuzz_dir);
+}
+
+int
+LLVMFuzzerInitialize(int *argc, char ***argv)
+{
+	(void)argc;
+	(void)argv;
+	fuzz_dispatch_daemon();
+	atexit(fuzz_dispatch_cleanup);
+	return 0;
+}
+
+int
+LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+	struct ctl_conn *conn;
+	const uint8_t *nl;
+	json_t *id, *reply = NULL, *r;
+	long long deadline;
+	char *line, *end;
+	size_t len, i;
+
+	nl = memchr(data, '\n', size);
+	len = nl != NULL ? (size_t)(nl - data) : size;
+	if (len > 0 && data[len - 1] == '\r')
+		len--;
+	if (len > PROTO_LINE_MAX)
+		return 0;
+	for (i = 0; i < len && (data[i] == ' ' || data[i] == '\t'); i++)
+		;
+	if (i == len || !fuzz_dispatch_allowed((const char *)data, len))
+		return 0;	/* blank lines are not answered */
+	line = fuzz_strndup(data, len);
+	id = fuzz_dispatch_id(line, len);
+	conn = fuzz_dispatch_conn();
+	fuzz_inlen = 0;
+	cmd_dispatch(conn, line, len, &fuzz_d);
+	deadline = fuzz_dispatch_ms() + FUZZ_REPLY_MS;
+	while (reply == NULL) {
+		uv_run(&fuzz_d.loop, UV_RUN_NOWAIT);
+		if (!fuzz_dispatch_read())
+			fuzz_fail("the daemon closed the connection");
+		while (reply == NULL && (end = memchr(fuzz_in, '\n',
+		    fuzz_inlen)) != NULL) {
+			r = fuzz_dispatch_line(fuzz_in, (size_t)(end - fuzz_in));
+			if (json_object_get(r, "event") == NULL)
+				reply = r;
+			else
+				json_decref(r);
+			fuzz_inlen -= (size_t)(end + 1 - fuzz_in);
+			memmove(fuzz_in, end + 1, fuzz_inlen);
+		}
+		if (reply == NULL && fuzz_dispatch_ms() > deadline)
+			fuzz_fail("no reply within %d ms", FUZZ_REPLY_MS);
+		if (reply == NULL)
+			poll(NULL, 0, 1);
+	}
+	if (getenv("FUZZ_SHOW") != NULL) {
+		end = json_dumps(reply, JSON_COMPACT);
+		fprintf(stderr, "> %s\n< %s\n", line, end);
+		free(end);
+	}
+	if (id != NULL && !json_equal(json_object_get(reply, "id"), id))
+		fuzz_fail("the id is not echoed unchanged");
+	/* watch keeps streaming; the next input starts unsubscribed. */
+	conn->subscriptions = 0;
+	json_decref(reply);
+	json_decref(id);
+	free(line);
+	return 0;
+}
