@@ -50,13 +50,13 @@ proto_reply_ok(json_t *id)
 }
 
 /*
- * Length of the well-formed UTF-8 sequence at s (at most n bytes), or 0:
  * jansson refuses a string with overlong forms, surrogates or code points
- * above U+10FFFF, and one bad byte would cost the reply its message.
+ * above U+10FFFF, and one bad byte would cost a reply its message.
  */
-static size_t
-proto_utf8_seq(const unsigned char *s, size_t n)
+size_t
+proto_utf8_char(const char *str, size_t n)
 {
+	const unsigned char *s = (const unsigned char *)str;
 	static const struct {
 		unsigned char	 lead_mask, lead;	/* first byte pattern */
 		size_t		 len;
@@ -69,6 +69,8 @@ proto_utf8_seq(const unsigned char *s, size_t n)
 	size_t f, k;
 	unsigned cp;
 
+	if (n == 0)
+		return 0;
 	if (s[0] < 0x80)
 		return 1;
 	for (f = 0; f < sizeof(forms) / sizeof(forms[0]); f++) {
@@ -98,17 +100,16 @@ proto_utf8_seq(const unsigned char *s, size_t n)
 static char *
 proto_utf8_clean(const char *message)
 {
-	const unsigned char *s = (const unsigned char *)message;
 	size_t n = strlen(message), i = 0, k;
 	char *out = xmalloc(n + 1);
 
 	while (i < n) {
-		k = proto_utf8_seq(s + i, n - i);
+		k = proto_utf8_char(message + i, n - i);
 		if (k == 0) {
 			out[i++] = '?';
 			continue;
 		}
-		memcpy(out + i, s + i, k);
+		memcpy(out + i, message + i, k);
 		i += k;
 	}
 	out[n] = '\0';

@@ -55,6 +55,12 @@ json_t		*proto_reply_error(json_t *id, enum proto_error e,
 		    const char *message);
 
 /*
+ * Length of the well-formed UTF-8 character at s (n bytes available), as
+ * jansson accepts it: 1 to 4, or 0 for a malformed or cut sequence.
+ */
+size_t		proto_utf8_char(const char *s, size_t n);
+
+/*
  * Compact one-line encoding of msg followed by '\n'.  Returns a buffer the
  * caller frees and stores its length (newline included) in *lenp; NULL only
  * when msg cannot be encoded (a broken invariant for our own replies).

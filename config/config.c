@@ -278,37 +278,12 @@ config_errors_take(struct config_ctx *ctx, struct config_errors *errs)
 static int
 config_utf8_valid(const unsigned char *s, size_t n)
 {
-	size_t i = 0, len, k;
-	uint32_t c;
+	size_t i = 0, k;
 
 	while (i < n) {
-		if (s[i] < 0x80) {
-			i++;
-			continue;
-		}
-		if ((s[i] & 0xe0) == 0xc0) {
-			len = 2;
-			c = s[i] & 0x1f;
-		} else if ((s[i] & 0xf0) == 0xe0) {
-			len = 3;
-			c = s[i] & 0x0f;
-		} else if ((s[i] & 0xf8) == 0xf0) {
-			len = 4;
-			c = s[i] & 0x07;
-		} else
+		if ((k = proto_utf8_char((const char *)s + i, n - i)) == 0)
 			return 0;
-		if (n - i < len)
-			return 0;
-		for (k = 1; k < len; k++) {
-			if ((s[i + k] & 0xc0) != 0x80)
-				return 0;
-			c = (c << 6) | (s[i + k] & 0x3f);
-		}
-		if ((len == 2 && c < 0x80) || (len == 3 && c < 0x800) ||
-		    (len == 4 && c < 0x10000) || c > 0x10ffff ||
-		    (c >= 0xd800 && c <= 0xdfff))
-			return 0;
-		i += len;
+		i += k;
 	}
 	return 1;
 }
@@ -501,6 +476,21 @@ config_ini_options(void)
 	ini_max_line = CONFIG_MAX_LINE + 3;
 }
 
+/* Both ways in start with an empty config, no errors and a fresh ctx. */
+static void
+config_start(struct config_ctx *ctx, struct config *cfg, const char *path,
+    struct config_errors *errs)
+{
+	config_init(cfg);
+	if (errs != NULL) {
+		errs->msgs = NULL;
+		errs->n = 0;
+	}
+	memset(ctx, 0, sizeof(*ctx));
+	ctx->cfg = cfg;
+	ctx->file = path;
+}
+
 /*
  * The file's text is parsed apart from reading it, so that a test or a
  * fuzzer can feed any bytes through the same path as a real file.
@@ -513,14 +503,7 @@ config_parse(struct config *cfg, const char *path, const char *text,
 	const char *slash;
 	int rc;
 
-	config_init(cfg);
-	if (errs != NULL) {
-		errs->msgs = NULL;
-		errs->n = 0;
-	}
-	memset(&ctx, 0, sizeof(ctx));
-	ctx.cfg = cfg;
-	ctx.file = path;
+	config_start(&ctx, cfg, path, errs);
 	ctx.basedir = config_basedir(path);
 	slash = strrchr(path, '/');
 	xasprintf(&cfg->path, "%s/%s", ctx.basedir,
@@ -562,14 +545,7 @@ config_load(struct config *cfg, const char *path,
 		free(buf);
 		return rc;
 	}
-	config_init(cfg);
-	if (errs != NULL) {
-		errs->msgs = NULL;
-		errs->n = 0;
-	}
-	memset(&ctx, 0, sizeof(ctx));
-	ctx.cfg = cfg;
-	ctx.file = path;
+	config_start(&ctx, cfg, path, errs);
 	config_error(&ctx, 0, NULL, NULL, "cannot read: %s",
 	    rc == -EINVAL ? "not a regular file" : strerror(-rc));
 	config_errors_take(&ctx, errs);
