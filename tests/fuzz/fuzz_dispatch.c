@@ -1,13 +1,15 @@
 /*
  * Request dispatch (daemon/cmd.c) with a reply-shape oracle: a real daemon
  * (daemon_init on a config in a temp dir: its own socket and store, no
- * hosts, no repository) gets every input as one request line on a real
- * control connection, and whatever it is, the answer is one JSON object
+ * hosts, no repository) reads every input from a real control connection,
+ * its framing (daemon/ctl.c) hands each line to cmd_dispatch, and whatever
+ * the line is, the answer is one JSON object
  * line with a boolean "ok"; every ok:false has error.code and
  * error.message strings; an id the daemon accepts comes back unchanged.
  *
- * Input: the request line (what the socket's framing would hand over:
- * up to the first newline, one '\r' before it removed).
+ * Input: what a client writes on the socket (a newline is added at the
+ * end): the daemon's own framing cuts it into lines, and each line that
+ * is not blank gets exactly one reply, in order.
  */
 #include <sys/socket.h>
 #include <sys/un.h>
@@ -26,7 +28,6 @@
 #include "common/xmalloc.h"
 #include "common/proto.h"
 #include "config/config.h"
-#include "daemon/cmd.h"
 #include "daemon/daemon.h"
 #include "store/store.h"
 #include "tests/fuzz/fuzz.h"
@@ -314,66 +315,167 @@ LLVMFuzzerInitialize(int *argc, char ***argv)
 	(void)argv;
 	fuzz_dispatch_daemon();
 	atexit(fuzz_dispatch_cleanup);
+	fuzz_incap = 65536;
+	if ((fuzz_in = malloc(fuzz_incap)) == NULL)
+		abort();
 	return 0;
+}
+
+/*
+ * Sleeps until the loop has work (its backend descriptor, or its next
+ * timer) or the reply arrives, as uv_run would, but bounded to 10 ms.
+ */
+static void
+fuzz_dispatch_wait(void)
+{
+	struct pollfd pfd[2] = {
+		{ .fd = uv_backend_fd(&fuzz_d.loop), .events = POLLIN },
+		{ .fd = fuzz_fd, .events = POLLIN },
+	};
+	int ms = uv_backend_timeout(&fuzz_d.loop);
+
+	poll(pfd, 2, ms < 0 || ms > 10 ? 10 : ms);
+}
+
+/* Waits for the next reply (events skipped); the caller owns it. */
+static json_t *
+fuzz_dispatch_reply(void)
+{
+	long long deadline = fuzz_dispatch_ms() + FUZZ_REPLY_MS;
+	json_t *r;
+	char *end;
+
+	for (;;) {
+		while ((end = memchr(fuzz_in, '\n', fuzz_inlen)) != NULL) {
+			r = fuzz_dispatch_line(fuzz_in, (size_t)(end - fuzz_in));
+			fuzz_inlen -= (size_t)(end + 1 - fuzz_in);
+			memmove(fuzz_in, end + 1, fuzz_inlen);
+			if (json_object_get(r, "event") == NULL)
+				return r;
+			json_decref(r);
+		}
+		if (fuzz_dispatch_ms() > deadline)
+			fuzz_fail("no reply within %d ms", FUZZ_REPLY_MS);
+		uv_run(&fuzz_d.loop, UV_RUN_NOWAIT);
+		if (!fuzz_dispatch_read())
+			fuzz_fail("the daemon closed the connection");
+		if (memchr(fuzz_in, '\n', fuzz_inlen) == NULL)
+			fuzz_dispatch_wait();
+	}
+}
+
+/* All of text on the socket, the daemon reading meanwhile. */
+static void
+fuzz_dispatch_send(const char *text, size_t len)
+{
+	ssize_t n;
+
+	while (len > 0) {
+		n = write(fuzz_fd, text, len);
+		if (n > 0) {
+			text += n;
+			len -= (size_t)n;
+			continue;
+		}
+		uv_run(&fuzz_d.loop, UV_RUN_NOWAIT);
+		if (!fuzz_dispatch_read())
+			fuzz_fail("the daemon closed the connection");
+	}
+}
+
+/* The lines the socket's framing makes of the input, each answered once. */
+struct fuzz_line {
+	const char	*text;
+	size_t		 len;
+};
+
+/*
+ * Cuts the input as the control socket does (at each newline, one '\r'
+ * before it removed) and keeps the lines that get an answer (not blank).
+ * Returns how many, or -1 when one must not be sent.
+ */
+static int
+fuzz_dispatch_split(const char *in, size_t size, struct fuzz_line *lines,
+    int max)
+{
+	const char *p = in, *nl;
+	size_t len, i;
+	int n = 0;
+
+	while (p < in + size) {
+		nl = memchr(p, '\n', (size_t)(in + size - p));
+		len = nl != NULL ? (size_t)(nl - p) : (size_t)(in + size - p);
+		if (len > 0 && p[len - 1] == '\r')
+			len--;
+		for (i = 0; i < len && (p[i] == ' ' || p[i] == '\t'); i++)
+			;
+		if (i < len) {
+			if (n == max || !fuzz_dispatch_allowed(p, len))
+				return -1;
+			lines[n].text = p;
+			lines[n++].len = len;
+		}
+		if (nl == NULL)
+			break;
+		p = nl + 1;
+	}
+	return n;
 }
 
 int
 LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
+	struct fuzz_line lines[64];
 	struct ctl_conn *conn;
-	const uint8_t *nl;
-	json_t *id, *reply = NULL, *r;
-	long long deadline;
-	char *line, *end;
-	size_t len, i;
+	json_t *id, *reply;
+	char *text, *shown;
+	int n, k;
 
-	nl = memchr(data, '\n', size);
-	len = nl != NULL ? (size_t)(nl - data) : size;
-	if (len > 0 && data[len - 1] == '\r')
-		len--;
-	if (len > PROTO_LINE_MAX)
+	if (size > PROTO_LINE_MAX)
 		return 0;
-	for (i = 0; i < len && (data[i] == ' ' || data[i] == '\t'); i++)
-		;
-	if (i == len || !fuzz_dispatch_allowed((const char *)data, len))
-		return 0;	/* blank lines are not answered */
-	line = fuzz_strndup(data, len);
-	id = fuzz_dispatch_id(line, len);
+	/* The last line ends too: nothing is left over for the next input. */
+	text = malloc(size + 1);
+	if (text == NULL)
+		abort();
+	memcpy(text, data, size);
+	text[size] = '\n';
+	if ((n = fuzz_dispatch_split(text, size, lines, 64)) < 0) {
+		free(text);
+		return 0;
+	}
 	conn = fuzz_dispatch_conn();
 	fuzz_inlen = 0;
-	cmd_dispatch(conn, line, len, &fuzz_d);
-	deadline = fuzz_dispatch_ms() + FUZZ_REPLY_MS;
-	while (reply == NULL) {
-		uv_run(&fuzz_d.loop, UV_RUN_NOWAIT);
-		if (!fuzz_dispatch_read())
-			fuzz_fail("the daemon closed the connection");
-		while (reply == NULL && (end = memchr(fuzz_in, '\n',
-		    fuzz_inlen)) != NULL) {
-			r = fuzz_dispatch_line(fuzz_in, (size_t)(end - fuzz_in));
-			if (json_object_get(r, "event") == NULL)
-				reply = r;
-			else
-				json_decref(r);
-			fuzz_inlen -= (size_t)(end + 1 - fuzz_in);
-			memmove(fuzz_in, end + 1, fuzz_inlen);
+	fuzz_dispatch_send(text, size + 1);
+	for (k = 0; k < n; k++) {
+		id = fuzz_dispatch_id(lines[k].text, lines[k].len);
+		reply = fuzz_dispatch_reply();
+		if (getenv("FUZZ_SHOW") != NULL) {
+			shown = json_dumps(reply, JSON_COMPACT);
+			fprintf(stderr, "> %.*s\n< %s\n", (int)lines[k].len,
+			    lines[k].text, shown);
+			free(shown);
 		}
-		if (reply == NULL && fuzz_dispatch_ms() > deadline)
-			fuzz_fail("no reply within %d ms", FUZZ_REPLY_MS);
-		if (reply == NULL)
-			poll(NULL, 0, 1);
+		if (id != NULL && !json_equal(json_object_get(reply, "id"),
+		    id))
+			fuzz_fail("the id of line %d is not echoed unchanged",
+			    k + 1);
+		fuzz_dispatch_content(lines[k].text, lines[k].len, reply);
+		json_decref(reply);
+		json_decref(id);
 	}
-	if (getenv("FUZZ_SHOW") != NULL) {
-		end = json_dumps(reply, JSON_COMPACT);
-		fprintf(stderr, "> %s\n< %s\n", line, end);
-		free(end);
+	/* Nothing more: exactly one reply per line. */
+	uv_run(&fuzz_d.loop, UV_RUN_NOWAIT);
+	fuzz_dispatch_read();
+	while ((shown = memchr(fuzz_in, '\n', fuzz_inlen)) != NULL) {
+		reply = fuzz_dispatch_line(fuzz_in, (size_t)(shown - fuzz_in));
+		if (json_object_get(reply, "event") == NULL)
+			fuzz_fail("a reply more than the %d lines sent", n);
+		json_decref(reply);
+		fuzz_inlen -= (size_t)(shown + 1 - fuzz_in);
+		memmove(fuzz_in, shown + 1, fuzz_inlen);
 	}
-	if (id != NULL && !json_equal(json_object_get(reply, "id"), id))
-		fuzz_fail("the id is not echoed unchanged");
-	fuzz_dispatch_content(line, len, reply);
 	/* watch keeps streaming; the next input starts unsubscribed. */
 	conn->subscriptions = 0;
-	json_decref(reply);
-	json_decref(id);
-	free(line);
+	free(text);
 	return 0;
 }
