@@ -34,7 +34,11 @@ $(BUILD)/fuzz/fuzz_%: $(BUILD)/fuzz/obj/tests/fuzz/fuzz_%.o $(FUZZ_SUPPORT) \
 
 FUZZ_BINS = $(FUZZ_TARGETS:%=$(BUILD)/fuzz/fuzz_%)
 
-fuzz-build: deps $(FUZZ_BINS)
+# clang itself, when make fuzz is called on its own (make test-deps has it).
+fuzz-deps:
+	@sh tests/support/deps.sh clang
+
+fuzz-build: deps fuzz-deps $(FUZZ_BINS)
 
 fuzz: fuzz-build
 	@sh tests/fuzz/run.sh $(abspath $(BUILD)/fuzz) $(CURDIR) $(FUZZ_SECONDS) \
@@ -43,4 +47,5 @@ fuzz: fuzz-build
 -include $(FUZZ_OBJ:.o=.d) $(FUZZ_SUPPORT:.o=.d) \
     $(FUZZ_TARGETS:%=$(BUILD)/fuzz/obj/tests/fuzz/fuzz_%.d)
 # Reached only through the pattern rule: kept so a rebuild stays incremental.
+.PHONY: fuzz-deps
 .SECONDARY: $(FUZZ_SUPPORT) $(FUZZ_TARGETS:%=$(BUILD)/fuzz/obj/tests/fuzz/fuzz_%.o)
