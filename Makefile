@@ -12,8 +12,9 @@ TEST_PKGS = criterion zlib
 DEB_PKGS  = pkg-config gcc make git libgit2-dev libssh2-1-dev libsqlite3-dev \
             libuv1-dev libjansson-dev libinih-dev libcriterion-dev zlib1g-dev \
             openssh-server openssh-client groff-base
-# make test also renders the HTML report in a real browser.
-TEST_DEB_PKGS = chromium
+# make test also renders the HTML report in a real browser, and runs the
+# fuzz targets (tests/fuzz/) built with clang.
+TEST_DEB_PKGS = chromium clang
 
 WARN    = -Wall -Wextra -Werror -Wformat=2 -Wshadow -Wmissing-prototypes \
           -Wstrict-prototypes -Wpointer-arith -Wvla
@@ -46,7 +47,7 @@ TEST_OBJ = $(TEST_SRC:%.c=$(BUILD)/asan/%.o)
 ALL_CFLAGS = $(CSTD) $(WARN) $(INCS) $(PKG_CFLAGS) -MMD -MP
 
 .PHONY: all deps test-deps test layering demo install clean bench bench-graph bench-sim bench-remote \
-        check-deps check-docs check-unit docs
+        check-deps check-docs check-unit docs fuzz fuzz-build
 
 all: deps $(BUILD)/bisectd $(BUILD)/bisectctl
 
@@ -116,6 +117,11 @@ test: test-deps $(BUILD)/asan/bisectd $(BUILD)/asan/bisectctl $(BUILD)/asan/test
 	ASAN_OPTIONS=detect_leaks=1:abort_on_error=0 \
 	UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
 	$(BUILD)/asan/tests/run-tests --jobs $(JOBS) --verbose=0 $(if $(FILTER),--filter '$(FILTER)')
+	@if [ -n '$(FILTER)' ]; then :; \
+	elif command -v $(FUZZ_CC) >/dev/null 2>&1; then \
+		echo "running the fuzz targets, 10 s each"; \
+		$(MAKE) --no-print-directory fuzz FUZZ_SECONDS=10; \
+	else echo "fuzz targets skipped: $(FUZZ_CC) is not installed"; fi
 
 # bisectd.conf(5) is written from the configuration rows; a test compares.
 $(BUILD)/gen-conf5: $(BUILD)/obj/docs/gen/conf5.o $(BUILD)/libbisectd.a
@@ -144,6 +150,7 @@ demo: all
 
 # Each benchmark brings its own tests/bench/NAME.mk with a bench-NAME target.
 -include $(wildcard tests/bench/*.mk)
+include tests/fuzz/fuzz.mk
 
 install: all $(BUILD)/bisectd.service
 	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/share/man/man8 \

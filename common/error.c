@@ -35,7 +35,7 @@ bd_error_clear(struct bd_error *err)
  * the bytes there start none, or -1 when the character is cut off by the end
  * of the string.  Overlong forms and surrogates are not valid.
  */
-static int
+int
 bd_utf8_char(const unsigned char *s, size_t left)
 {
 	static const struct {

@@ -35,5 +35,12 @@ void bd_error_clear(struct bd_error *err);
  * that starts no valid character becomes '?'.  Returns s.
  */
 char *bd_utf8_fix(char *s);
+/*
+ * The length of the valid UTF-8 character at s (left bytes available,
+ * left >= 1), 0 when the bytes there start none, -1 when the end of the
+ * string cuts it.  Overlong forms and surrogates are not valid.  The one
+ * UTF-8 decoder of the tree.
+ */
+int	bd_utf8_char(const unsigned char *s, size_t left);
 
 #endif

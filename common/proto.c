@@ -52,7 +52,10 @@ proto_reply_ok(json_t *id)
 	return proto_reply(id, 1);
 }
 
-/* Every error reply has the same shape; extra detail goes into "error". */
+/*
+ * Every error reply has the same shape, whatever bytes the message holds;
+ * extra detail goes into "error".
+ */
 json_t *
 proto_reply_error(json_t *id, enum proto_error e, const char *message)
 {

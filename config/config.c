@@ -278,37 +278,13 @@ config_errors_take(struct config_ctx *ctx, struct config_errors *errs)
 static int
 config_utf8_valid(const unsigned char *s, size_t n)
 {
-	size_t i = 0, len, k;
-	uint32_t c;
+	size_t i = 0;
+	int k;
 
 	while (i < n) {
-		if (s[i] < 0x80) {
-			i++;
-			continue;
-		}
-		if ((s[i] & 0xe0) == 0xc0) {
-			len = 2;
-			c = s[i] & 0x1f;
-		} else if ((s[i] & 0xf0) == 0xe0) {
-			len = 3;
-			c = s[i] & 0x0f;
-		} else if ((s[i] & 0xf8) == 0xf0) {
-			len = 4;
-			c = s[i] & 0x07;
-		} else
+		if ((k = bd_utf8_char(s + i, n - i)) <= 0)
 			return 0;
-		if (n - i < len)
-			return 0;
-		for (k = 1; k < len; k++) {
-			if ((s[i + k] & 0xc0) != 0x80)
-				return 0;
-			c = (c << 6) | (s[i + k] & 0x3f);
-		}
-		if ((len == 2 && c < 0x80) || (len == 3 && c < 0x800) ||
-		    (len == 4 && c < 0x10000) || c > 0x10ffff ||
-		    (c >= 0xd800 && c <= 0xdfff))
-			return 0;
-		i += len;
+		i += (size_t)k;
 	}
 	return 1;
 }
@@ -501,37 +477,41 @@ config_ini_options(void)
 	ini_max_line = CONFIG_MAX_LINE + 3;
 }
 
-int
-config_load(struct config *cfg, const char *path,
+/* Both ways in start with an empty config, no errors and a fresh ctx. */
+static void
+config_start(struct config_ctx *ctx, struct config *cfg, const char *path,
     struct config_errors *errs)
 {
-	struct config_ctx ctx;
-	char *buf = NULL;
-	const char *slash;
-	size_t len = 0;
-	int rc;
-
 	config_init(cfg);
 	if (errs != NULL) {
 		errs->msgs = NULL;
 		errs->n = 0;
 	}
-	memset(&ctx, 0, sizeof(ctx));
-	ctx.cfg = cfg;
-	ctx.file = path;
-	rc = config_read_file(path, &buf, &len);
-	if (rc < 0) {
-		config_error(&ctx, 0, NULL, NULL, "cannot read: %s",
-		    rc == -EINVAL ? "not a regular file" : strerror(-rc));
-		goto out;
-	}
+	memset(ctx, 0, sizeof(*ctx));
+	ctx->cfg = cfg;
+	ctx->file = path;
+}
+
+/*
+ * The file's text is parsed apart from reading it, so that a test or a
+ * fuzzer can feed any bytes through the same path as a real file.
+ */
+int
+config_parse(struct config *cfg, const char *path, const char *text,
+    size_t len, struct config_errors *errs)
+{
+	struct config_ctx ctx;
+	const char *slash;
+	int rc;
+
+	config_start(&ctx, cfg, path, errs);
 	ctx.basedir = config_basedir(path);
 	slash = strrchr(path, '/');
 	xasprintf(&cfg->path, "%s/%s", ctx.basedir,
 	    slash != NULL ? slash + 1 : path);
 	config_defaults(cfg);
 
-	ctx.buf = buf;
+	ctx.buf = text;
 	ctx.len = len;
 	ctx.at_line_start = 1;
 	config_ini_options();
@@ -543,12 +523,32 @@ config_load(struct config *cfg, const char *path,
 	config_section_end(&ctx);
 	config_check_references(&ctx);
 	rc = ctx.nmsgs > 0 ? -EINVAL : 0;
-out:
 	config_errors_take(&ctx, errs);
 	free(ctx.sweep_lines);
 	free(ctx.basedir);
-	free(buf);
 	if (rc < 0)
 		config_release(cfg);
+	return rc;
+}
+
+int
+config_load(struct config *cfg, const char *path,
+    struct config_errors *errs)
+{
+	struct config_ctx ctx;
+	char *buf = NULL;
+	size_t len = 0;
+	int rc;
+
+	rc = config_read_file(path, &buf, &len);
+	if (rc == 0) {
+		rc = config_parse(cfg, path, buf, len, errs);
+		free(buf);
+		return rc;
+	}
+	config_start(&ctx, cfg, path, errs);
+	config_error(&ctx, 0, NULL, NULL, "cannot read: %s",
+	    rc == -EINVAL ? "not a regular file" : strerror(-rc));
+	config_errors_take(&ctx, errs);
 	return rc;
 }

@@ -171,6 +171,13 @@ void	config_init(struct config *cfg);
 int	config_load(struct config *cfg, const char *path,
 	    struct config_errors *errs);
 /*
+ * As config_load, on text (len bytes, NULs allowed) given as the content
+ * of the file at path, which is not read: path names the file in messages
+ * and is the base of relative paths.  Not thread-safe either.
+ */
+int	config_parse(struct config *cfg, const char *path, const char *text,
+	    size_t len, struct config_errors *errs);
+/*
  * Frees everything cfg owns and leaves it as config_init does.  When holds
  * taken with config_hold() are still out, what cfg owned moves to them and
  * is freed by the last config_drop() instead.

@@ -2,6 +2,7 @@
 #include <string.h>
 
 #include "common/error.h"
+#include "common/proto.h"
 #include "common/xmalloc.h"
 #include "tests/support/tst.h"
 
@@ -25,4 +26,52 @@ Test(common, xasprintf_formats)
 	cr_assert_eq(xasprintf(&s, "%d-%s", 42, "x"), 4);
 	cr_assert_str_eq(s, "42-x");
 	free(s);
+}
+
+/* A message cut inside a character (here the third byte of a euro sign). */
+Test(common, reply_error_keeps_a_message_cut_inside_a_character)
+{
+	json_t *r = proto_reply_error(NULL, PROTO_E_UNKNOWN_COMMAND,
+	    "unknown command \xe2\x82\xac\xe2\x82");
+	json_t *e = json_object_get(r, "error");
+	char *line;
+	size_t len;
+
+	cr_assert(json_is_object(e));
+	cr_assert_str_eq(json_string_value(json_object_get(e, "code")),
+	    "unknown-command");
+	cr_assert_str_eq(json_string_value(json_object_get(e, "message")),
+	    "unknown command \xe2\x82\xac??");
+	line = proto_encode(r, &len);
+	cr_assert_not_null(line);
+	cr_assert_eq(line[len - 1], '\n');
+	cr_assert_null(memchr(line, '\n', len - 1));
+	free(line);
+	json_decref(r);
+}
+
+/* Overlong forms, surrogates and stray bytes; NULL is an empty message. */
+Test(common, reply_error_replaces_every_malformed_byte)
+{
+	static const struct {
+		const char	*in;
+		const char	*out;
+	} cases[] = {
+		{ "a\xc0\xafz", "a??z" },		/* overlong '/' */
+		{ "\xed\xa0\x80", "???" },		/* a surrogate */
+		{ "\xf4\x90\x80\x80", "????" },		/* above U+10FFFF */
+		{ "\x80x\xff", "?x?" },
+		{ "\xf0\x9f\x98\x80 ok", "\xf0\x9f\x98\x80 ok" },
+		{ NULL, "" },
+	};
+	json_t *r;
+	size_t i;
+
+	for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		r = proto_reply_error(NULL, PROTO_E_INTERNAL, cases[i].in);
+		cr_assert_str_eq(json_string_value(json_object_get(
+		    json_object_get(r, "error"), "message")), cases[i].out,
+		    "case %zu", i);
+		json_decref(r);
+	}
 }
