@@ -41,7 +41,7 @@ Test(common, reply_error_keeps_a_message_cut_inside_a_character)
 	cr_assert_str_eq(json_string_value(json_object_get(e, "code")),
 	    "unknown-command");
 	cr_assert_str_eq(json_string_value(json_object_get(e, "message")),
-	    "unknown command \xe2\x82\xac??");
+	    "unknown command \xe2\x82\xac");
 	line = proto_encode(r, &len);
 	cr_assert_not_null(line);
 	cr_assert_eq(line[len - 1], '\n');
