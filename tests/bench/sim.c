@@ -16,6 +16,7 @@
 #include "bisect/stats.h"
 #include "common/xmalloc.h"
 #include "tests/bench/sim.h"
+#include "tests/bench/sim_stats.h"
 
 enum { ST_ENGINE, ST_ZERODAY, ST_PINPOINT, ST_NAIVE, ST_N };
 
@@ -94,6 +95,7 @@ run_engine(struct sim_world *w, const struct engine_params *ep, unsigned k,
 	case ENGINE_DONE:
 		r->verdict = SIM_DONE;
 		r->culprit = a.culprit;
+		r->confidence = a.confidence;
 		break;
 	case ENGINE_AMONG:
 		r->verdict = SIM_AMONG;
@@ -113,6 +115,58 @@ run_engine(struct sim_world *w, const struct engine_params *ep, unsigned k,
 	engine_release(&e);
 	free(probes);
 	free(built);
+}
+
+/*
+ * Reliability of the engine's claims over every row run: verdicts binned
+ * by the confidence they state, with the rate at which they were right.
+ */
+struct calib_bin {
+	const char	*name;
+	double		 lo, hi;
+	unsigned	 n, exact;
+	double		 claimed;
+};
+
+static struct calib_bin calib[] = {
+	{ .name = "0.99-0.995", .lo = 0.99, .hi = 0.995 },
+	{ .name = "0.995-0.999", .lo = 0.995, .hi = 0.999 },
+	{ .name = "> 0.999", .lo = 0.999, .hi = 2 },
+};
+
+#define NCALIB (sizeof(calib) / sizeof(calib[0]))
+
+/* Files one DONE verdict under its claimed confidence; others are not claims. */
+static void
+calib_add(const struct sim_world *w, const struct sim_result *r)
+{
+	size_t i;
+
+	if (r->verdict != SIM_DONE)
+		return;
+	for (i = 0; i < NCALIB; i++)
+		if (r->confidence >= calib[i].lo && r->confidence < calib[i].hi)
+			break;
+	if (i == NCALIB)
+		i = 0;	/* below the lowest bin: counted with it */
+	calib[i].n++;
+	calib[i].claimed += r->confidence;
+	calib[i].exact += r->culprit == w->culprit;
+}
+
+/* The reliability table: observed exact rate beside the mean claim per bin. */
+static void
+calib_print(void)
+{
+	size_t i;
+
+	printf("\n== calibration over all rows (engine, 1 host, DONE verdicts)\n");
+	printf("   %-12s %8s %10s %9s\n", "claimed", "verdicts", "mean claim",
+	    "exact%");
+	for (i = 0; i < NCALIB; i++)
+		printf("   %-12s %8u %10.4f %9.2f\n", calib[i].name, calib[i].n,
+		    calib[i].n ? calib[i].claimed / calib[i].n : NAN,
+		    calib[i].n ? 100.0 * calib[i].exact / calib[i].n : NAN);
 }
 
 /* Adds one trial's outcome to the row. */
@@ -156,10 +210,10 @@ lower_bound(const struct sim_case *cs)
 	if (cs->null)
 		return NAN;
 	if (strcmp(cs->noise, "passfail") == 0)
-		c = stats_capacity_binary(cs->pg, cs->pb);
+		c = sim_stats_capacity_binary(cs->pg, cs->pb);
 	else {
 		stats_gh_init(&gh);
-		c = stats_capacity(&gh, cs->d);
+		c = sim_stats_capacity(&gh, cs->d);
 	}
 	return log2((double)cs->n) / c;
 }
@@ -257,6 +311,8 @@ run_case(const struct sim_case *cs, const struct opts *o)
 				sim_naive(&w, &r);
 			}
 			agg_add(&g[st], &w, &r);
+			if (st == ST_ENGINE)
+				calib_add(&w, &r);
 			if (st != ST_ENGINE) {
 				g[st].rounds[1] += r.rounds[1];
 				g[st].rounds[2] += r.rounds[2];
@@ -502,10 +558,12 @@ main(int argc, char **argv)
 		if (cs.trials == 0)
 			cs.trials = 100;
 		run_case(&cs, &o);
+		calib_print();
 		return 0;
 	}
 	if (cs.trials != 0)
 		o.trials = cs.trials;
 	standard_table(&o, cs.seed);
+	calib_print();
 	return 0;
 }

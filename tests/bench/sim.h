@@ -69,6 +69,7 @@ enum sim_verdict {
 struct sim_result {
 	enum sim_verdict verdict;
 	uint32_t	 culprit;	/* SIM_DONE */
+	double		 confidence;	/* SIM_DONE: the claimed mass */
 	int		 set_has;	/* SIM_AMONG: set contains the culprit */
 	size_t		 set_size;
 	unsigned	 samples;
