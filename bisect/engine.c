@@ -409,7 +409,10 @@ cap_llr(const struct engine_priv *v, double llr)
 	return v->llr_cap * tanh(llr / v->llr_cap);
 }
 
-/* Evidence of one value for "bad" over "good", capped; infl widens the scale by the drift fit's error. */
+/*
+ * Evidence of one value for "bad" over "good", capped; infl widens the
+ * scale by the drift fit's own error at the value's time.
+ */
 static double
 sample_llr(const struct engine *e, double y, double infl)
 {

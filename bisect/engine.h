@@ -74,7 +74,9 @@ struct engine_params {
 	double		repro_beta;	/* missed-effect rate at repro_effect
 					   (0.01) */
 	double		repro_effect;	/* numeric effect of interest, in noise
-					   standard deviations (0.8) */
+					   standard deviations (0.8), or
+					   min_change in measured noise sds
+					   when that is larger */
 	double		repro_gap;	/* pass/fail failure-rate gap of
 					   interest (0.25) */
 	double		min_change;	/* relative change (numeric) or failure

@@ -33,7 +33,10 @@
 /* Normal score at which a split of the residuals is modelled as a step. */
 #define DRIFT_STEP_Z 3.5
 
-/* The residual of sample i about its side's level, in scales, clipped; 0 with ok = 0 when the side is unknown. */
+/*
+ * The residual of sample i about its side's level, in scales, clipped;
+ * 0 with *ok = 0 when the side is unknown.
+ */
 static double
 residual(const struct engine *e, size_t i, int *ok)
 {

@@ -233,6 +233,8 @@ print_case_header(const struct sim_case *cs, const struct opts *o)
 		printf(" d=%g", cs->d);
 	if (cs->drift != NULL)
 		printf(" drift=%s:%g/%u", cs->drift, cs->drift_sd, cs->drift_len);
+	if (cs->base > 0)
+		printf(" base=%g", cs->base);
 	printf(" skip=%g%s trials=%u seed=%llu  lower bound %.1f samples\n",
 	    cs->skip, cs->null ? " NULL" : "", cs->trials,
 	    (unsigned long long)cs->seed, lower_bound(cs));
@@ -243,6 +245,8 @@ print_case_header(const struct sim_case *cs, const struct opts *o)
 	if (cs->drift != NULL)
 		printf(" --drift %s --drift-sd %g --drift-len %u", cs->drift,
 		    cs->drift_sd, cs->drift_len);
+	if (cs->base > 0)
+		printf(" --base %g", cs->base);
 	printf("\n");
 	printf("     --conf %g --max-samples %u --repro-min %u --repro-max %u"
 	    " --repro-alpha %g --repro-beta %g --repro-effect %g --repro-gap %g"
@@ -364,7 +368,7 @@ calibrate(const struct opts *o, unsigned trials, uint64_t seed)
 	static const char *noises[] = { "normal", "t3", "outlier", "bimodal" };
 	static const double ds[] = { 0, 1, 2 };
 	struct sim_case cs = { "linear", 1, "normal", 0, 0, 0, 0, 0, 1, seed,
-		    NULL, 0, 0 };
+		    NULL, 0, 0, 0 };
 	struct sim_result r;
 	struct sim_world w;
 	unsigned t, rep, ni, di;
@@ -434,25 +438,25 @@ standard_table(const struct opts *o, uint64_t seed)
 		for (j = 0; j < 4; j++) {
 			cs = (struct sim_case){ "linear", 1000, noises[i], ds[j],
 			    0, 0, 0, 0, s, seed,
-		    NULL, 0, 0 };
+		    NULL, 0, 0, 0 };
 			run_case(&cs, o);
 		}
 	cs = (struct sim_case){ "merge", 1000, "normal", 2, 0, 0, 0, 0, s, seed,
-		    NULL, 0, 0 };
+		    NULL, 0, 0, 0 };
 	run_case(&cs, o);
 	cs.d = 4;
 	run_case(&cs, o);
 	cs = (struct sim_case){ "linear", 100, "normal", 2, 0, 0, 0, 0, s, seed,
-		    NULL, 0, 0 };
+		    NULL, 0, 0, 0 };
 	run_case(&cs, o);
 	cs.n = 10000;
 	cs.trials = big;
 	run_case(&cs, o);
 	cs = (struct sim_case){ "merge", 10000, "normal", 4, 0, 0, 0, 0, big, seed,
-		    NULL, 0, 0 };
+		    NULL, 0, 0, 0 };
 	run_case(&cs, o);
 	cs = (struct sim_case){ "linear", 1000, "normal", 2, 0, 0, 0.05, 0, s, seed,
-		    NULL, 0, 0 };
+		    NULL, 0, 0, 0 };
 	run_case(&cs, o);
 	cs.d = 4;
 	run_case(&cs, o);
@@ -461,18 +465,24 @@ standard_table(const struct opts *o, uint64_t seed)
 	for (i = 0; i < 4; i++) {
 		cs = (struct sim_case){ "linear", 1000, "passfail", 0,
 		    i % 2 ? 0.3 : 0.05, i < 2 ? 1 : 0.8, 0, 0, s, seed,
-		    NULL, 0, 0 };
+		    NULL, 0, 0, 0 };
 		run_case(&cs, o);
 	}
 	for (i = 0; i < NDRIFT; i++) {
 		cs = (struct sim_case){ "linear", 1000, "normal", drifts[i].d,
-		    0, 0, 0, drifts[i].d == 0, s, seed, drifts[i].kind, drifts[i].sd, 80 };
+		    0, 0, 0, drifts[i].d == 0, s, seed, drifts[i].kind, drifts[i].sd, 80, 0 };
+		run_case(&cs, o);
+	}
+	/* A quiet metric: noise 0.5% of the level, so 1% is 2 sd. */
+	for (i = 0; i < 2; i++) {
+		cs = (struct sim_case){ "linear", 1000, "normal", i ? 0 : 4, 0, 0,
+		    0, i, i ? nul : s, seed, NULL, 0, 0, 200 };
 		run_case(&cs, o);
 	}
 	for (i = 0; i < 5; i++) {
 		cs = (struct sim_case){ "linear", 1000, i < 4 ? noises[i] :
 		    "passfail", 0, 0.3, 0.3, 0, 1, nul, seed,
-		    NULL, 0, 0 };
+		    NULL, 0, 0, 0 };
 		run_case(&cs, o);
 	}
 }
@@ -497,7 +507,7 @@ usage(void)
 	    "           [--contamination E] [--level-p P] [--level-samples K]\n"
 	    "           [--stop-margin M]\n"
 	    "           [--drift linear|step] [--drift-sd A] [--drift-len T]\n"
-	    "           [--drift-z Z] [--drift-check K]\n"
+	    "           [--drift-z Z] [--drift-check K] [--base LEVEL]\n"
 	    "           [--zeroday-runs N] [--pinpoint-attempts N]"
 	    " [--pinpoint-cap N]\n"
 	    "           [--calibrate[=TRIALS]] [-v]\n");
@@ -527,11 +537,12 @@ main(int argc, char **argv)
 		{ "stop-margin", 1, 0, 'Q' }, { "drift", 1, 0, 'T' },
 		{ "drift-sd", 1, 0, 'A' }, { "drift-len", 1, 0, 'W' },
 		{ "drift-z", 1, 0, 'X' }, { "drift-check", 1, 0, 'Y' },
+		{ "base", 1, 0, 'G' },
 
 		{ 0, 0, 0, 0 },
 	};
 	struct sim_case cs = { "linear", 1000, "normal", 2, 0.1, 1, 0, 0, 0, 1,
-	    NULL, 1, 80 };
+	    NULL, 1, 80, 0 };
 	struct opts o;
 	int ch, single = 0, cal = 0, i;
 	unsigned cal_trials = 20000;
@@ -595,6 +606,7 @@ main(int argc, char **argv)
 		case 'T': cs.drift = optarg; single = 1; break;
 		case 'A': cs.drift_sd = atof(optarg); break;
 		case 'W': cs.drift_len = (unsigned)strtoul(optarg, NULL, 10); break;
+		case 'G': cs.base = atof(optarg); single = 1; break;
 		case 'X': o.ep.drift_z = atof(optarg); break;
 		case 'Y': o.ep.drift_check = (unsigned)strtoul(optarg, NULL, 10); break;
 		case 'v': o.verbose = 1; break;

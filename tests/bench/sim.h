@@ -27,6 +27,7 @@ struct sim_case {
 	const char	*drift;		/* NULL (none) | linear | step */
 	double		 drift_sd;	/* size of the drift, in noise sd */
 	unsigned	 drift_len;	/* samples over which it happens */
+	double		 base;		/* good level (0: 20), in noise sd */
 };
 
 /* xoshiro256** state: every random draw of a trial comes from one. */

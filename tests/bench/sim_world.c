@@ -204,7 +204,7 @@ sim_world_init(struct sim_world *w, const struct sim_case *cs, unsigned trial)
 	w->bad = xcalloc(cs->n, 1);
 	w->unbuildable = xcalloc(cs->n, 1);
 	mark_unbuildable(w, &r);
-	w->base = 20;
+	w->base = cs->base > 0 ? cs->base : 20;
 	w->delta = (sim_rng_unif(&r) < 0.5 ? -1 : 1) * cs->d;
 	w->drift_sign = sim_rng_unif(&r) < 0.5 ? -1 : 1;
 	w->drift_at = (0.25 + 0.5 * sim_rng_unif(&r)) * cs->drift_len;

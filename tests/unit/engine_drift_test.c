@@ -6,7 +6,7 @@
 #include "bisect/graph.h"
 #include "tests/support/tst.h"
 
-/* Drift of the test machine: endpoint re-checks, the drift model and its flag. */
+/* Drift of the test machine: endpoint re-checks, the model, its flag. */
 TestSuite(engine_drift, .fini = tst_leak_check);
 
 struct rng {
