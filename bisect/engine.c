@@ -37,6 +37,8 @@ engine_params_default(struct engine_params *p)
 	p->misfit_scales = 6;
 	p->scale_floor_rel = 1e-4;
 	p->resolution = 0;
+	p->drift_check = 4;
+	p->drift_z = 2;
 	p->prior = NULL;
 }
 
@@ -71,7 +73,7 @@ check_params(const struct engine_params *p, size_t n, struct bd_error *err)
 	    !(p->level_p >= 0 && p->level_p < 0.5) ||
 	    !(p->level_samples >= 0) ||
 	    !(p->misfit_scales > 0) || !(p->scale_floor_rel >= 0) ||
-	    !(p->resolution >= 0))
+	    !(p->resolution >= 0) || !(p->drift_z >= 0))
 		return bd_error_set(err, -EINVAL, "engine parameter out of range");
 	if (p->metric != ENGINE_NUMERIC && p->metric != ENGINE_PASSFAIL)
 		return bd_error_set(err, -EINVAL, "unknown metric kind");
@@ -159,6 +161,8 @@ engine_release(struct engine *e)
 	if (v != NULL) {
 		free(v->sc);
 		free(v->sv);
+		free(v->adj);
+		free(v->infl);
 		free(v->nsamp);
 		free(v->skip);
 		free(v->inflight);
@@ -222,9 +226,13 @@ engine_add_sample(struct engine *e, uint32_t commit, double value,
 		v->scap = v->scap ? 2 * v->scap : 64;
 		v->sc = xreallocarray(v->sc, v->scap, sizeof(uint32_t));
 		v->sv = xreallocarray(v->sv, v->scap, sizeof(double));
+		v->adj = xreallocarray(v->adj, v->scap, sizeof(double));
+		v->infl = xreallocarray(v->infl, v->scap, sizeof(double));
 	}
+	v->infl[v->ns] = 1;
 	v->sc[v->ns] = commit;
 	v->sv[v->ns] = value;
+	v->adj[v->ns] = value;
 	v->ns++;
 	if (commit == ENGINE_GOOD) {
 		v->ng++;
@@ -301,8 +309,8 @@ engine_prob_bad(const struct engine *e)
 }
 
 /* Which side's levels a sample informs: -1 good, +1 bad, 0 neither. */
-static int
-sample_side(const struct engine *e, size_t i)
+int
+engine_sample_side(const struct engine *e, size_t i)
 {
 	const struct engine_priv *v = e->priv;
 	uint32_t c = v->sc[i];
@@ -326,8 +334,8 @@ side_values(struct engine *e, int side)
 		v->buf = xreallocarray(v->buf, v->bufcap, sizeof(double));
 	}
 	for (i = 0; i < v->ns; i++)
-		if (sample_side(e, i) == side)
-			v->buf[k++] = v->sv[i];
+		if (engine_sample_side(e, i) == side)
+			v->buf[k++] = v->adj[i];
 	return k;
 }
 
@@ -401,9 +409,12 @@ cap_llr(const struct engine_priv *v, double llr)
 	return v->llr_cap * tanh(llr / v->llr_cap);
 }
 
-/* Evidence of one value for "bad" over "good", capped. */
+/*
+ * Evidence of one value for "bad" over "good", capped; infl widens the
+ * scale by the drift fit's own error at the value's time.
+ */
 static double
-sample_llr(const struct engine *e, double y)
+sample_llr(const struct engine *e, double y, double infl)
 {
 	const struct engine_priv *v = e->priv;
 	double nu = e->p.t_dof, zb, zg, l;
@@ -411,8 +422,8 @@ sample_llr(const struct engine *e, double y)
 	if (e->p.metric == ENGINE_PASSFAIL)
 		l = y != 0 ? log(v->pb / v->pg) : log((1 - v->pb) / (1 - v->pg));
 	else {
-		zb = (y - v->mu_b) / v->scale;
-		zg = (y - v->mu_g) / v->scale;
+		zb = (y - v->mu_b) / (v->scale * infl);
+		zg = (y - v->mu_g) / (v->scale * infl);
 		l = -0.5 * (nu + 1) * (log1p(zb * zb / nu) - log1p(zg * zg / nu));
 	}
 	return cap_llr(v, l);
@@ -433,11 +444,13 @@ compute_llr(struct engine *e)
 	for (i = 0; i < v->ns; i++) {
 		c = v->sc[i];
 		if (e->p.metric == ENGINE_NUMERIC && v->levels_ok &&
-		    fabs(v->sv[i] - v->mu_g) > lim && fabs(v->sv[i] - v->mu_b) > lim)
+		    fabs(v->adj[i] - v->mu_g) > lim &&
+		    fabs(v->adj[i] - v->mu_b) > lim)
 			v->misfits++;
 		if (c == ENGINE_GOOD || c == e->bad || !v->levels_ok)
 			continue;
-		v->slot_llr[v->slot[c] - 1] += sample_llr(e, v->sv[i]);
+		v->slot_llr[v->slot[c] - 1] += sample_llr(e, v->adj[i],
+		    v->infl[i]);
 	}
 }
 
@@ -627,18 +640,21 @@ engine_info_table(struct engine *e)
 
 /*
  * Recomputes everything derived from the samples.  Levels depend on which
- * commits are classified, and the classes on the posterior, so the two are
- * iterated a few times; the fixed count keeps the result a deterministic
- * function of the sample sequence.
+ * commits are classified, and the classes on the posterior, and under
+ * drift the adjusted values on both, so they are iterated a few times;
+ * the fixed count keeps the result a deterministic function of the sample
+ * sequence.
  */
 void
 engine_update(struct engine *e)
 {
 	struct engine_priv *v = e->priv;
-	int it;
+	int it, changed, refit;
 
 	repro_step(e);
-	for (it = 0; it < 3; it++) {
+	if (!v->drift_on && v->ns > 0)
+		memcpy(v->adj, v->sv, v->ns * sizeof(double));
+	for (it = 0; it < 4; it++) {
 		if (e->p.metric == ENGINE_PASSFAIL)
 			levels_passfail(e);
 		else
@@ -646,7 +662,11 @@ engine_update(struct engine *e)
 		v->levels_ok = v->nlev_g >= 2 && v->nlev_b >= 2;
 		compute_llr(e);
 		posterior(e);
-		if (!classify(e))
+		if (it == 3)
+			break;
+		changed = classify(e);
+		refit = engine_drift(e);
+		if (!changed && !refit)
 			break;
 	}
 	v->itab_dirty = 1;

@@ -74,7 +74,9 @@ struct engine_params {
 	double		repro_beta;	/* missed-effect rate at repro_effect
 					   (0.01) */
 	double		repro_effect;	/* numeric effect of interest, in noise
-					   standard deviations (0.8) */
+					   standard deviations (0.8), or
+					   min_change in measured noise sds
+					   when that is larger */
 	double		repro_gap;	/* pass/fail failure-rate gap of
 					   interest (0.25) */
 	double		min_change;	/* relative change (numeric) or failure
@@ -100,6 +102,12 @@ struct engine_params {
 	double		scale_floor_rel; /* scale floor, relative to the
 					   levels (1e-4) */
 	double		resolution;	/* metric resolution, a scale floor (0) */
+	unsigned	drift_check;	/* during bisection, an endpoint sample
+					   after this many candidate samples
+					   without one (4; 0 = never) */
+	double		drift_z;	/* normal score of a linear trend in
+					   the residuals that the drift model
+					   keeps (2; 0 = no drift model) */
 	const double	*prior;		/* n prior weights, copied; NULL for
 					   uniform (git's behaviour) */
 };
@@ -146,6 +154,11 @@ struct engine_status {
 	size_t		skipped;
 	size_t		inflight;
 	size_t		misfits;	/* far from both levels */
+	int		drift;		/* the test machine drifted (a trend or
+					   a step at a normal score above
+					   4.5); values are adjusted for it */
+	double		drift_size;	/* range of the fitted drift, in
+					   scales (0 without drift) */
 	double		good_level;	/* median, or failure rate */
 	double		bad_level;
 	double		scale;		/* robust noise scale (numeric) */

@@ -24,6 +24,7 @@ struct engine_priv {
 	size_t		 ns, scap;
 	uint32_t	*sc;
 	double		*sv;
+	double		*adj;		/* sv less the fitted drift */
 	size_t		 ng, nb;	/* endpoint samples */
 
 	/* Per candidate. */
@@ -56,6 +57,13 @@ struct engine_priv {
 	size_t		 misfits;
 	double		 llr_cap;
 
+	/* Drift of the test machine (engine_drift.c). */
+	int		 drift;		/* found; stays found */
+	double		 drift_size;	/* range of the fitted offset, scales */
+	int		 drift_on;	/* the current fit adjusts the values */
+	double		*infl;		/* per sample noise scale factor for
+					   the drift fit's own error */
+
 	/* Reproduction check. */
 	enum engine_phase phase;
 	struct repro_params rp;
@@ -81,6 +89,15 @@ struct engine_priv {
 	size_t		 nprobes, probecap;
 	struct engine_cand cands[ENGINE_MAX_CANDS];
 };
+
+/* Which side's levels sample i informs: -1 good, +1 bad, 0 neither. */
+int	engine_sample_side(const struct engine *e, size_t i);
+
+/*
+ * Tests the residuals for drift and, once found, refits v->adj; returns 1
+ * when it refitted.
+ */
+int	engine_drift(struct engine *e);
 
 /* Recomputes levels, evidence and posterior after an event. */
 void	engine_update(struct engine *e);

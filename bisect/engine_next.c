@@ -438,6 +438,39 @@ level_probes(struct engine *e, unsigned nfree)
 }
 
 /*
+ * Re-checks an endpoint when drift_check candidate samples (in flight
+ * included) have come since the last endpoint sample, half as many while
+ * the drift model adjusts the values: the drift test and model need values of known side
+ * spread over time.  The side whose last sample is older goes first.
+ */
+static void
+drift_probes(struct engine *e, unsigned nfree)
+{
+	struct engine_priv *v = e->priv;
+	size_t since = 0, i, cand_if, every = e->p.drift_check;
+	int last_good = -1;
+
+	if (e->p.drift_check == 0 || e->p.metric != ENGINE_NUMERIC ||
+	    v->nprobes >= nfree || v->inflight_good + v->inflight[e->bad] > 0)
+		return;
+	for (i = v->ns; i-- > 0;) {
+		if (v->sc[i] == ENGINE_GOOD || v->sc[i] == e->bad) {
+			if (last_good < 0)
+				last_good = v->sc[i] == ENGINE_GOOD;
+			break;
+		}
+		since++;
+	}
+	inflight_total(e, &cand_if);
+	/* Once drift is found the model needs more values of known side. */
+	if (v->drift_on)
+		every = every / 2 > 2 ? every / 2 : 2;
+	if (since + cand_if < every)
+		return;
+	push_probe(e, last_good == 1 ? e->bad : ENGINE_GOOD);
+}
+
+/*
  * The mass a verdict needs: stricter than the reported target, because
  * with few samples per commit and noise the model does not capture
  * (bimodal, drifting) the posterior overstates itself; the margin makes the
@@ -449,7 +482,10 @@ stop_mass(const struct engine *e)
 	return 1 - (1 - e->p.confidence) * e->p.stop_margin;
 }
 
-/* Verdict first, then budget, endpoint top-ups, required direct samples, and the plan for the rest. */
+/*
+ * Verdict first, then budget, endpoint top-ups, required direct samples,
+ * an endpoint re-check when one is due, and the plan for the rest.
+ */
 static void
 bisect_next(struct engine *e, unsigned nfree, struct engine_action *out)
 {
@@ -491,6 +527,7 @@ bisect_next(struct engine *e, unsigned nfree, struct engine_action *out)
 			cand_if++;
 		}
 	free(miss);
+	drift_probes(e, nfree);
 	if (v->nprobes < nfree)
 		fill_from_plan(e, nfree, cand_if);
 	if (v->nprobes > 0)
@@ -541,6 +578,8 @@ engine_status(const struct engine *e, struct engine_status *st)
 	st->commits_sampled = v->nslots;
 	st->inflight = inflight_total(e, &cand_if);
 	st->misfits = v->misfits;
+	st->drift = v->drift;
+	st->drift_size = v->drift ? v->drift_size : 0;
 	st->repro = v->rstat;
 	if (e->p.metric == ENGINE_PASSFAIL) {
 		st->good_level = v->pg;

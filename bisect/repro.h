@@ -39,7 +39,9 @@ struct repro_params {
 	unsigned	max_per_side;	/* cap (default 60) */
 	double		alpha;		/* false "reproduced" rate target */
 	double		beta;		/* missed effect-of-interest rate */
-	double		effect;		/* numeric effect of interest, in sd */
+	double		effect;		/* numeric effect of interest, in sd;
+					   min_change in measured sds when
+					   that is larger */
 	double		gap;		/* pass/fail failure-rate gap */
 	double		min_change;	/* relative (numeric) or absolute rate */
 	int		passfail;	/* values are 0 pass / 1 fail */

@@ -1,8 +1,9 @@
 /*
- * Small statistics toolbox for the bisection engine and its simulator:
- * robust location and scale, Student-t densities and tail probabilities,
- * the two-sample tests the engine and the baselines use, Gauss-Hermite
- * quadrature, binary entropy and the capacity C(d) of one sample.
+ * Small statistics toolbox for the bisection engine: robust location and
+ * scale, Student-t densities and tail probabilities, the two-sample tests
+ * the reproduction check uses, Gauss-Hermite quadrature, binary entropy and
+ * the information of one sample.  Statistics only the simulator needs
+ * (rank tests, the capacity bound) are in tests/bench/sim_stats.h.
  *
  * Everything here is pure: no I/O, no global state.  Functions that need
  * scratch space take a caller-owned buffer or allocate and free it before
@@ -121,32 +122,8 @@ double	stats_norm_cdf(double z);
  */
 double	stats_fisher2(unsigned fa, unsigned na, unsigned fb, unsigned nb);
 
-/*
- * Two-sided Mann-Whitney U p value for a vs b: exact when both samples are
- * small and have no ties, otherwise the normal approximation with tie and
- * continuity corrections.
- */
-double	stats_mann_whitney(const double *a, size_t na, const double *b,
-	    size_t nb);
-
-/* Two-sided two-sample Kolmogorov-Smirnov p value (asymptotic, Stephens). */
-double	stats_ks2(const double *a, size_t na, const double *b, size_t nb);
-
 /* Binary entropy in bits; 0 at 0 and 1. */
 double	stats_h2(double p);
-
-/*
- * Capacity in bits of one sample at effect size d: the mutual information
- * of a binary-input Gaussian channel with equiprobable inputs at +-d/2 and
- * unit noise, C(d) = 1 - E_Z[log2(1 + exp(-d (d/2 + Z)))].
- */
-double	stats_capacity(const struct stats_gh *gh, double d);
-
-/*
- * The same for a binary channel with failure rates pg (good) and pb (bad)
- * and equiprobable inputs: the pass/fail counterpart of C(d).
- */
-double	stats_capacity_binary(double pg, double pb);
 
 /*
  * A two-hypothesis observation channel in quadrature form: outcome i has

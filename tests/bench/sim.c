@@ -16,6 +16,7 @@
 #include "bisect/stats.h"
 #include "common/xmalloc.h"
 #include "tests/bench/sim.h"
+#include "tests/bench/sim_stats.h"
 
 enum { ST_ENGINE, ST_ZERODAY, ST_PINPOINT, ST_NAIVE, ST_N };
 
@@ -33,7 +34,7 @@ struct opts {
 
 struct agg {
 	unsigned	 trials, exact, set, named, notrep, incon, failed;
-	unsigned	 exact8;
+	unsigned	 exact8, drift;
 	double		 samples, bisect, builds, endpoint;
 	double		 rounds[3];
 	unsigned	*slist;
@@ -47,6 +48,7 @@ run_engine(struct sim_world *w, const struct engine_params *ep, unsigned k,
 	struct engine_params p = *ep;
 	struct engine e;
 	struct engine_action a;
+	struct engine_status es;
 	struct bd_error err;
 	uint32_t *probes = xcalloc(k, sizeof(uint32_t)), c, bad = w->g.n - 1;
 	uint8_t *built = xcalloc(w->g.n, 1);
@@ -90,10 +92,13 @@ run_engine(struct sim_world *w, const struct engine_params *ep, unsigned k,
 		}
 	}
 	r->rounds[0] = rounds;
+	engine_status(&e, &es);
+	r->drift = es.drift;
 	switch (a.kind) {
 	case ENGINE_DONE:
 		r->verdict = SIM_DONE;
 		r->culprit = a.culprit;
+		r->confidence = a.confidence;
 		break;
 	case ENGINE_AMONG:
 		r->verdict = SIM_AMONG;
@@ -115,6 +120,58 @@ run_engine(struct sim_world *w, const struct engine_params *ep, unsigned k,
 	free(built);
 }
 
+/*
+ * Reliability of the engine's claims over every row run: verdicts binned
+ * by the confidence they state, with the rate at which they were right.
+ */
+struct calib_bin {
+	const char	*name;
+	double		 lo, hi;
+	unsigned	 n, exact;
+	double		 claimed;
+};
+
+static struct calib_bin calib[] = {
+	{ .name = "0.99-0.995", .lo = 0.99, .hi = 0.995 },
+	{ .name = "0.995-0.999", .lo = 0.995, .hi = 0.999 },
+	{ .name = "> 0.999", .lo = 0.999, .hi = 2 },
+};
+
+#define NCALIB (sizeof(calib) / sizeof(calib[0]))
+
+/* Files one DONE verdict under its claimed confidence; others are not claims. */
+static void
+calib_add(const struct sim_world *w, const struct sim_result *r)
+{
+	size_t i;
+
+	if (r->verdict != SIM_DONE)
+		return;
+	for (i = 0; i < NCALIB; i++)
+		if (r->confidence >= calib[i].lo && r->confidence < calib[i].hi)
+			break;
+	if (i == NCALIB)
+		i = 0;	/* below the lowest bin: counted with it */
+	calib[i].n++;
+	calib[i].claimed += r->confidence;
+	calib[i].exact += r->culprit == w->culprit;
+}
+
+/* The reliability table: observed exact rate beside the mean claim per bin. */
+static void
+calib_print(void)
+{
+	size_t i;
+
+	printf("\n== calibration over all rows (engine, 1 host, DONE verdicts)\n");
+	printf("   %-12s %8s %10s %9s\n", "claimed", "verdicts", "mean claim",
+	    "exact%");
+	for (i = 0; i < NCALIB; i++)
+		printf("   %-12s %8u %10.4f %9.2f\n", calib[i].name, calib[i].n,
+		    calib[i].n ? calib[i].claimed / calib[i].n : NAN,
+		    calib[i].n ? 100.0 * calib[i].exact / calib[i].n : NAN);
+}
+
 /* Adds one trial's outcome to the row. */
 static void
 agg_add(struct agg *g, const struct sim_world *w, const struct sim_result *r)
@@ -130,6 +187,7 @@ agg_add(struct agg *g, const struct sim_world *w, const struct sim_result *r)
 	g->notrep += r->verdict == SIM_NOT_REPRODUCED;
 	g->incon += r->verdict == SIM_INCONCLUSIVE;
 	g->failed += r->verdict == SIM_FAILED;
+	g->drift += r->drift;
 	g->samples += r->samples;
 	g->endpoint += r->endpoint_samples;
 	g->bisect += r->samples - r->endpoint_samples;
@@ -156,10 +214,10 @@ lower_bound(const struct sim_case *cs)
 	if (cs->null)
 		return NAN;
 	if (strcmp(cs->noise, "passfail") == 0)
-		c = stats_capacity_binary(cs->pg, cs->pb);
+		c = sim_stats_capacity_binary(cs->pg, cs->pb);
 	else {
 		stats_gh_init(&gh);
-		c = stats_capacity(&gh, cs->d);
+		c = sim_stats_capacity(&gh, cs->d);
 	}
 	return log2((double)cs->n) / c;
 }
@@ -173,24 +231,35 @@ print_case_header(const struct sim_case *cs, const struct opts *o)
 		printf(" pg=%g pb=%g", cs->pg, cs->pb);
 	else
 		printf(" d=%g", cs->d);
+	if (cs->drift != NULL)
+		printf(" drift=%s:%g/%u", cs->drift, cs->drift_sd, cs->drift_len);
+	if (cs->base > 0)
+		printf(" base=%g", cs->base);
 	printf(" skip=%g%s trials=%u seed=%llu  lower bound %.1f samples\n",
 	    cs->skip, cs->null ? " NULL" : "", cs->trials,
 	    (unsigned long long)cs->seed, lower_bound(cs));
 	printf("   rerun: sim --dag %s --n %zu --noise %s --d %g --pg %g --pb %g"
-	    " --skip %g%s --trials %u --seed %llu\n", cs->dag, cs->n, cs->noise,
+	    " --skip %g%s --trials %u --seed %llu", cs->dag, cs->n, cs->noise,
 	    cs->d, cs->pg, cs->pb, cs->skip, cs->null ? " --null" : "",
 	    cs->trials, (unsigned long long)cs->seed);
+	if (cs->drift != NULL)
+		printf(" --drift %s --drift-sd %g --drift-len %u", cs->drift,
+		    cs->drift_sd, cs->drift_len);
+	if (cs->base > 0)
+		printf(" --base %g", cs->base);
+	printf("\n");
 	printf("     --conf %g --max-samples %u --repro-min %u --repro-max %u"
 	    " --repro-alpha %g --repro-beta %g --repro-effect %g --repro-gap %g"
 	    " --min-change %g --build-cost %g --run-cost %g --dof %g"
 	    " --contamination %g --level-p %g --level-samples %g"
-	    " --stop-margin %g"
+	    " --stop-margin %g --drift-z %g --drift-check %u"
 	    " --zeroday-runs %u --pinpoint-attempts %u --pinpoint-cap %u\n",
 	    o->ep.confidence, o->ep.max_samples, o->ep.repro_min,
 	    o->ep.repro_max, o->ep.repro_alpha, o->ep.repro_beta,
 	    o->ep.repro_effect, o->ep.repro_gap, o->ep.min_change,
 	    o->ep.build_cost, o->ep.run_cost, o->ep.t_dof, o->ep.contamination,
 	    o->ep.level_p, o->ep.level_samples, o->ep.stop_margin,
+	    o->ep.drift_z, o->ep.drift_check,
 	    o->zd_runs, o->pp_attempts,
 	    o->pp_cap);
 	printf("   %-9s %6s %6s %6s %6s %6s %8s %6s %7s %7s %7s %7s %7s %6s %6s\n",
@@ -221,6 +290,8 @@ print_agg(const struct sim_case *cs, int st, struct agg *g, int have_k)
 	printf(" %6.2f", cs->null ? NAN : (g->bisect / t) / lb);
 	if (st == ST_ENGINE && have_k)
 		printf("  (exact%% with 8 hosts %.1f)", 100 * g->exact8 / t);
+	if (st == ST_ENGINE)
+		printf("  drift found %.1f%%", 100 * g->drift / t);
 	printf("\n");
 	fflush(stdout);
 }
@@ -257,6 +328,8 @@ run_case(const struct sim_case *cs, const struct opts *o)
 				sim_naive(&w, &r);
 			}
 			agg_add(&g[st], &w, &r);
+			if (st == ST_ENGINE)
+				calib_add(&w, &r);
 			if (st != ST_ENGINE) {
 				g[st].rounds[1] += r.rounds[1];
 				g[st].rounds[2] += r.rounds[2];
@@ -272,8 +345,8 @@ run_case(const struct sim_case *cs, const struct opts *o)
 			}
 			if (o->verbose && st == ST_ENGINE)
 				fprintf(stderr, "trial %u culprit %u verdict %d"
-				    " got %u samples %u\n", t, w.culprit,
-				    r.verdict, r.culprit, r.samples);
+				    " got %u samples %u drift %d\n", t, w.culprit,
+				    r.verdict, r.culprit, r.samples, r.drift);
 		}
 		sim_world_release(&w);
 	}
@@ -294,7 +367,8 @@ calibrate(const struct opts *o, unsigned trials, uint64_t seed)
 {
 	static const char *noises[] = { "normal", "t3", "outlier", "bimodal" };
 	static const double ds[] = { 0, 1, 2 };
-	struct sim_case cs = { "linear", 1, "normal", 0, 0, 0, 0, 0, 1, seed };
+	struct sim_case cs = { "linear", 1, "normal", 0, 0, 0, 0, 0, 1, seed,
+		    NULL, 0, 0, 0 };
 	struct sim_result r;
 	struct sim_world w;
 	unsigned t, rep, ni, di;
@@ -334,6 +408,22 @@ calibrate(const struct opts *o, unsigned trials, uint64_t seed)
 	}
 }
 
+/* Drifting test machines: ramps and steps of 0.5 to 2 sd over 80 samples. */
+static const struct {
+	double		 d, sd;
+	const char	*kind;
+} drifts[] = {
+	{ .d = 2, .sd = 0.5, .kind = "linear" },
+	{ .d = 2, .sd = 2, .kind = "linear" },
+	{ .d = 2, .sd = 1, .kind = "step" },
+	{ .d = 2, .sd = 2, .kind = "step" },
+	{ .d = 4, .sd = 2, .kind = "linear" },
+	{ .d = 4, .sd = 2, .kind = "step" },
+	{ .d = 0, .sd = 2, .kind = "linear" },
+};
+
+#define NDRIFT (sizeof(drifts) / sizeof(drifts[0]))
+
 /* The rows the issue asks for, with fewer trials for N = 10,000. */
 static void
 standard_table(const struct opts *o, uint64_t seed)
@@ -347,21 +437,26 @@ standard_table(const struct opts *o, uint64_t seed)
 	for (i = 0; i < 4; i++)
 		for (j = 0; j < 4; j++) {
 			cs = (struct sim_case){ "linear", 1000, noises[i], ds[j],
-			    0, 0, 0, 0, s, seed };
+			    0, 0, 0, 0, s, seed,
+		    NULL, 0, 0, 0 };
 			run_case(&cs, o);
 		}
-	cs = (struct sim_case){ "merge", 1000, "normal", 2, 0, 0, 0, 0, s, seed };
+	cs = (struct sim_case){ "merge", 1000, "normal", 2, 0, 0, 0, 0, s, seed,
+		    NULL, 0, 0, 0 };
 	run_case(&cs, o);
 	cs.d = 4;
 	run_case(&cs, o);
-	cs = (struct sim_case){ "linear", 100, "normal", 2, 0, 0, 0, 0, s, seed };
+	cs = (struct sim_case){ "linear", 100, "normal", 2, 0, 0, 0, 0, s, seed,
+		    NULL, 0, 0, 0 };
 	run_case(&cs, o);
 	cs.n = 10000;
 	cs.trials = big;
 	run_case(&cs, o);
-	cs = (struct sim_case){ "merge", 10000, "normal", 4, 0, 0, 0, 0, big, seed };
+	cs = (struct sim_case){ "merge", 10000, "normal", 4, 0, 0, 0, 0, big, seed,
+		    NULL, 0, 0, 0 };
 	run_case(&cs, o);
-	cs = (struct sim_case){ "linear", 1000, "normal", 2, 0, 0, 0.05, 0, s, seed };
+	cs = (struct sim_case){ "linear", 1000, "normal", 2, 0, 0, 0.05, 0, s, seed,
+		    NULL, 0, 0, 0 };
 	run_case(&cs, o);
 	cs.d = 4;
 	run_case(&cs, o);
@@ -369,12 +464,25 @@ standard_table(const struct opts *o, uint64_t seed)
 	run_case(&cs, o);
 	for (i = 0; i < 4; i++) {
 		cs = (struct sim_case){ "linear", 1000, "passfail", 0,
-		    i % 2 ? 0.3 : 0.05, i < 2 ? 1 : 0.8, 0, 0, s, seed };
+		    i % 2 ? 0.3 : 0.05, i < 2 ? 1 : 0.8, 0, 0, s, seed,
+		    NULL, 0, 0, 0 };
+		run_case(&cs, o);
+	}
+	for (i = 0; i < NDRIFT; i++) {
+		cs = (struct sim_case){ "linear", 1000, "normal", drifts[i].d,
+		    0, 0, 0, drifts[i].d == 0, s, seed, drifts[i].kind, drifts[i].sd, 80, 0 };
+		run_case(&cs, o);
+	}
+	/* A quiet metric: noise 0.5% of the level, so 1% is 2 sd. */
+	for (i = 0; i < 2; i++) {
+		cs = (struct sim_case){ "linear", 1000, "normal", i ? 0 : 4, 0, 0,
+		    0, i, i ? nul : s, seed, NULL, 0, 0, 200 };
 		run_case(&cs, o);
 	}
 	for (i = 0; i < 5; i++) {
 		cs = (struct sim_case){ "linear", 1000, i < 4 ? noises[i] :
-		    "passfail", 0, 0.3, 0.3, 0, 1, nul, seed };
+		    "passfail", 0, 0.3, 0.3, 0, 1, nul, seed,
+		    NULL, 0, 0, 0 };
 		run_case(&cs, o);
 	}
 }
@@ -398,6 +506,8 @@ usage(void)
 	    " [--dof NU]\n"
 	    "           [--contamination E] [--level-p P] [--level-samples K]\n"
 	    "           [--stop-margin M]\n"
+	    "           [--drift linear|step] [--drift-sd A] [--drift-len T]\n"
+	    "           [--drift-z Z] [--drift-check K] [--base LEVEL]\n"
 	    "           [--zeroday-runs N] [--pinpoint-attempts N]"
 	    " [--pinpoint-cap N]\n"
 	    "           [--calibrate[=TRIALS]] [-v]\n");
@@ -424,10 +534,15 @@ main(int argc, char **argv)
 		{ "calibrate", 2, 0, 'K' }, { "level-p", 1, 0, 'L' },
 		{ "level-samples", 1, 0, 'l' }, { "repro-beta", 1, 0, 'x' },
 		{ "repro-effect", 1, 0, 'y' }, { "repro-gap", 1, 0, 'w' },
-		{ "stop-margin", 1, 0, 'Q' },
+		{ "stop-margin", 1, 0, 'Q' }, { "drift", 1, 0, 'T' },
+		{ "drift-sd", 1, 0, 'A' }, { "drift-len", 1, 0, 'W' },
+		{ "drift-z", 1, 0, 'X' }, { "drift-check", 1, 0, 'Y' },
+		{ "base", 1, 0, 'G' },
+
 		{ 0, 0, 0, 0 },
 	};
-	struct sim_case cs = { "linear", 1000, "normal", 2, 0.1, 1, 0, 0, 0, 1 };
+	struct sim_case cs = { "linear", 1000, "normal", 2, 0.1, 1, 0, 0, 0, 1,
+	    NULL, 1, 80, 0 };
 	struct opts o;
 	int ch, single = 0, cal = 0, i;
 	unsigned cal_trials = 20000;
@@ -488,6 +603,12 @@ main(int argc, char **argv)
 		case 'x': o.ep.repro_beta = atof(optarg); break;
 		case 'y': o.ep.repro_effect = atof(optarg); break;
 		case 'w': o.ep.repro_gap = atof(optarg); break;
+		case 'T': cs.drift = optarg; single = 1; break;
+		case 'A': cs.drift_sd = atof(optarg); break;
+		case 'W': cs.drift_len = (unsigned)strtoul(optarg, NULL, 10); break;
+		case 'G': cs.base = atof(optarg); single = 1; break;
+		case 'X': o.ep.drift_z = atof(optarg); break;
+		case 'Y': o.ep.drift_check = (unsigned)strtoul(optarg, NULL, 10); break;
 		case 'v': o.verbose = 1; break;
 		default: usage();
 		}
@@ -502,10 +623,12 @@ main(int argc, char **argv)
 		if (cs.trials == 0)
 			cs.trials = 100;
 		run_case(&cs, &o);
+		calib_print();
 		return 0;
 	}
 	if (cs.trials != 0)
 		o.trials = cs.trials;
 	standard_table(&o, cs.seed);
+	calib_print();
 	return 0;
 }

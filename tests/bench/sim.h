@@ -24,6 +24,10 @@ struct sim_case {
 	int		 null;		/* no change at all */
 	unsigned	 trials;
 	uint64_t	 seed;
+	const char	*drift;		/* NULL (none) | linear | step */
+	double		 drift_sd;	/* size of the drift, in noise sd */
+	unsigned	 drift_len;	/* samples over which it happens */
+	double		 base;		/* good level (0: 20), in noise sd */
 };
 
 /* xoshiro256** state: every random draw of a trial comes from one. */
@@ -45,6 +49,9 @@ struct sim_world {
 	uint8_t		*bad;		/* truth per candidate */
 	uint8_t		*unbuildable;
 	double		 base, delta;
+	double		 drift_sign;	/* +1 or -1, random per trial */
+	double		 drift_at;	/* step drift: when, in samples */
+	unsigned	 t;		/* samples drawn so far: the clock */
 	struct sim_rng	 rng;		/* noise; reseeded per strategy */
 };
 
@@ -69,6 +76,8 @@ enum sim_verdict {
 struct sim_result {
 	enum sim_verdict verdict;
 	uint32_t	 culprit;	/* SIM_DONE */
+	double		 confidence;	/* SIM_DONE: the claimed mass */
+	int		 drift;		/* the engine reported drift */
 	int		 set_has;	/* SIM_AMONG: set contains the culprit */
 	size_t		 set_size;
 	unsigned	 samples;

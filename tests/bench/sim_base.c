@@ -12,6 +12,7 @@
 #include "bisect/stats.h"
 #include "common/xmalloc.h"
 #include "tests/bench/sim.h"
+#include "tests/bench/sim_stats.h"
 
 /* 1 bad, 0 good, -1 cannot be built. */
 typedef int (*classify_fn)(struct sim_world *w, void *ctx, uint32_t x,
@@ -242,7 +243,8 @@ enum { PP_SAME, PP_DIFF, PP_UNKNOWN };
 static int
 pinpoint_compare(const double *a, size_t na, const double *b, size_t nb)
 {
-	double p = fmin(stats_ks2(a, na, b, nb), stats_mann_whitney(a, na, b, nb));
+	double p = fmin(sim_stats_ks2(a, na, b, nb),
+	    sim_stats_mann_whitney(a, na, b, nb));
 	unsigned n = (unsigned)(na < nb ? na : nb);
 
 	if (p <= 0.01)

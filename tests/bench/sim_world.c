@@ -204,8 +204,10 @@ sim_world_init(struct sim_world *w, const struct sim_case *cs, unsigned trial)
 	w->bad = xcalloc(cs->n, 1);
 	w->unbuildable = xcalloc(cs->n, 1);
 	mark_unbuildable(w, &r);
-	w->base = 20;
+	w->base = cs->base > 0 ? cs->base : 20;
 	w->delta = (sim_rng_unif(&r) < 0.5 ? -1 : 1) * cs->d;
+	w->drift_sign = sim_rng_unif(&r) < 0.5 ? -1 : 1;
+	w->drift_at = (0.25 + 0.5 * sim_rng_unif(&r)) * cs->drift_len;
 	w->culprit = SIM_NONE;
 	if (!cs->null) {
 		for (i = 0; i < cs->n; i++)
@@ -241,6 +243,28 @@ sim_world_reseed(struct sim_world *w, unsigned strategy)
 {
 	sim_rng_seed(&w->rng, w->cs->seed ^ 0x5bd1e995ULL,
 	    (uint64_t)strategy * 7919 + (uint64_t)w->trial * 104729 + 1);
+	w->t = 0;
+}
+
+/*
+ * The test machine's drift at the current sample: a ramp of drift_sd over
+ * drift_len samples that then stays, or a step of drift_sd at a random
+ * time inside the middle half of drift_len.  Time is the number of samples
+ * drawn, the same clock for every strategy.
+ */
+static double
+drift(const struct sim_world *w)
+{
+	const struct sim_case *cs = w->cs;
+	double f;
+
+	if (cs->drift == NULL || cs->drift_len == 0)
+		return 0;
+	if (strcmp(cs->drift, "step") == 0)
+		f = w->t >= w->drift_at ? 1 : 0;
+	else
+		f = fmin((double)w->t / cs->drift_len, 1);
+	return w->drift_sign * cs->drift_sd * f;
 }
 
 /* Noise with unit standard deviation (outliers: unit sd of the core). */
@@ -275,10 +299,12 @@ double
 sim_world_sample(struct sim_world *w, uint32_t commit)
 {
 	int bad = commit != SIM_NONE && w->bad[commit];
+	double dr = drift(w);
 
+	w->t++;
 	if (strcmp(w->cs->noise, "passfail") == 0)
 		return sim_rng_unif(&w->rng) < (bad ? w->cs->pb : w->cs->pg);
-	return w->base + (bad ? w->delta : 0) + noise(w);
+	return w->base + (bad ? w->delta : 0) + dr + noise(w);
 }
 
 /* Records one step's samples, all of which can run at once. */

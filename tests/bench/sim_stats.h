@@ -1,0 +1,39 @@
+/*
+ * Statistics used only by the simulator (tests/bench/): the two-sample
+ * rank tests of the Pinpoint baseline and the capacity C(d) of one sample
+ * behind the lower bound log2(N) / C(d).  Pure functions; scratch space is
+ * allocated and freed inside.
+ */
+#ifndef TESTS_BENCH_SIM_STATS_H
+#define TESTS_BENCH_SIM_STATS_H
+
+#include <stddef.h>
+
+#include "bisect/stats.h"
+
+/*
+ * Two-sided Mann-Whitney U p value for a vs b: exact when both samples are
+ * small and have no ties, otherwise the normal approximation with tie and
+ * continuity corrections.
+ */
+double	sim_stats_mann_whitney(const double *a, size_t na,
+	    const double *b, size_t nb);
+
+/* Two-sided two-sample Kolmogorov-Smirnov p value (asymptotic, Stephens). */
+double	sim_stats_ks2(const double *a, size_t na, const double *b, size_t nb);
+
+/*
+ * Capacity in bits of one sample at effect size d: the mutual information
+ * of a binary-input Gaussian channel with equiprobable inputs at +-d/2 and
+ * unit noise, C(d) = 1 - E_Z[log2(1 + exp(-d (d/2 + Z)))].
+ */
+double	sim_stats_capacity(const struct stats_gh *gh, double d);
+
+/*
+ * The same for a binary channel with failure rates pg (good) and pb (bad)
+ * and equiprobable inputs: the pass/fail counterpart of C(d).
+ */
+double	sim_stats_capacity_binary(double pg, double pb);
+
+
+#endif

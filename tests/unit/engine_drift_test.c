@@ -1,0 +1,235 @@
+#include <criterion/criterion.h>
+#include <math.h>
+#include <string.h>
+
+#include "bisect/engine.h"
+#include "bisect/graph.h"
+#include "tests/support/tst.h"
+
+/* Drift of the test machine: endpoint re-checks, the model, its flag. */
+TestSuite(engine_drift, .fini = tst_leak_check);
+
+struct rng {
+	uint64_t	x;
+};
+
+/* splitmix64 in [0, 1): the same draws on every run. */
+static double
+unif(struct rng *r)
+{
+	uint64_t z = (r->x += 0x9e3779b97f4a7c15ULL);
+
+	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
+	z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
+	z ^= z >> 31;
+	return (double)(z >> 11) / 9007199254740992.0;
+}
+
+/* Box-Muller. */
+static double
+gauss(struct rng *r)
+{
+	double u = unif(r), v = unif(r);
+
+	return sqrt(-2 * log(1 - u)) * cos(2 * M_PI * v);
+}
+
+/* A line of n commits, 0 the oldest. */
+static void
+line(struct graph *g, size_t n)
+{
+	uint32_t off[256], par[256];
+	size_t i, k = 0;
+
+	cr_assert(n <= 255);
+	off[0] = 0;
+	for (i = 0; i < n; i++) {
+		if (i > 0)
+			par[k++] = (uint32_t)(i - 1);
+		off[i + 1] = (uint32_t)k;
+	}
+	cr_assert_eq(graph_init_parents(g, n, off, par, NULL), 0);
+}
+
+/* The machine's offset at sample t: a step of `step` at sample `at`. */
+static double
+machine(unsigned t, double step, unsigned at)
+{
+	return t >= at ? step : 0;
+}
+
+/*
+ * A whole bisection on a line with culprit c, effect d and unit normal
+ * noise on a machine that steps by `step` at sample `at`.  Returns the
+ * final action kind; *got and *st describe the end.  With rec != NULL the
+ * samples are recorded (commit, value) for a replay.
+ */
+static enum engine_action_kind
+run(const struct graph *g, const struct engine_params *p, uint32_t c,
+    double d, double step, unsigned at, uint64_t seed, uint32_t *got,
+    struct engine_status *st, uint32_t *rc, double *rv, size_t *nrec)
+{
+	struct engine e;
+	struct engine_action a;
+	struct rng r = { seed };
+	unsigned t = 0;
+	uint32_t x;
+	double y;
+
+	cr_assert_eq(engine_init(&e, g, p, NULL), 0);
+	for (;;) {
+		engine_next(&e, 1, &a);
+		if (a.kind != ENGINE_SAMPLE || t > 2000)
+			break;
+		x = a.probes[0];
+		y = 50 + (x != ENGINE_GOOD && x >= c ? d : 0) +
+		    machine(t, step, at) + gauss(&r);
+		if (rc != NULL && t < 2000) {
+			rc[t] = x;
+			rv[t] = y;
+		}
+		t++;
+		cr_assert_eq(engine_add_sample(&e, x, y, NULL), 0);
+	}
+	if (nrec != NULL)
+		*nrec = t;
+	*got = a.culprit;
+	engine_status(&e, st);
+	engine_release(&e);
+	return a.kind;
+}
+
+Test(engine_drift, rejects_a_negative_threshold)
+{
+	struct engine_params p;
+	struct engine e;
+	struct bd_error err;
+	struct graph g;
+
+	line(&g, 8);
+	engine_params_default(&p);
+	p.drift_z = -1;
+	cr_assert_eq(engine_init(&e, &g, &p, &err), -EINVAL);
+	graph_release(&g);
+}
+
+Test(engine_drift, endpoints_are_rechecked_between_probes)
+{
+	struct engine_params p;
+	struct graph g;
+	struct engine e;
+	struct engine_action a;
+	struct rng r = { 7 };
+	unsigned i, ends[2] = { 0, 0 }, off;
+	uint32_t x;
+
+	line(&g, 200);
+	for (off = 0; off < 2; off++) {
+		engine_params_default(&p);
+		if (off)
+			p.drift_check = 0;
+		cr_assert_eq(engine_init(&e, &g, &p, NULL), 0);
+		/* A change of 4 sd: reproduced at once. */
+		for (i = 0; i < 12; i++) {
+			engine_add_sample(&e, ENGINE_GOOD, 10 + 0.5 * gauss(&r), NULL);
+			engine_add_sample(&e, e.bad, 12 + 0.5 * gauss(&r), NULL);
+		}
+		for (i = 0; i < 12; i++) {
+			engine_next(&e, 1, &a);
+			cr_assert_eq(a.kind, ENGINE_SAMPLE, "kind %d at %u",
+			    a.kind, i);
+			x = a.probes[0];
+			if (x == ENGINE_GOOD || x == e.bad)
+				ends[off]++;
+			engine_add_sample(&e, x, (x != ENGINE_GOOD && x >= 150 ?
+			    12 : 10) + 0.5 * gauss(&r), NULL);
+		}
+		engine_release(&e);
+	}
+	cr_assert_geq(ends[0], 2, "%u endpoint re-checks in 12 probes", ends[0]);
+	cr_assert_eq(ends[1], 0, "re-checks with drift_check = 0");
+	graph_release(&g);
+}
+
+Test(engine_drift, a_step_of_the_machine_is_found_and_modelled)
+{
+	struct engine_params p;
+	struct engine_status st;
+	struct graph g;
+	uint32_t got, c;
+	unsigned t, right = 0, found = 0;
+
+	line(&g, 128);
+	engine_params_default(&p);
+	for (t = 0; t < 6; t++) {
+		c = (uint32_t)(20 + t * 17);
+		/* A step as large as the change, towards the bad level. */
+		if (run(&g, &p, c, 3, 3, 20, 300 + t, &got, &st, NULL, NULL,
+		    NULL) == ENGINE_DONE && got == c)
+			right++;
+		found += st.drift;
+		cr_log_info("trial %u: samples %zu drift %d size %g", t,
+		    st.samples, st.drift, st.drift_size);
+		cr_assert(!st.drift || st.drift_size > 1, "size %g",
+		    st.drift_size);
+	}
+	cr_assert_geq(right, 6, "%u of 6 right", right);
+	cr_assert_geq(found, 5, "drift found in %u of 6", found);
+	graph_release(&g);
+}
+
+Test(engine_drift, a_steady_machine_is_not_flagged)
+{
+	struct engine_params p;
+	struct engine_status st;
+	struct graph g;
+	uint32_t got, c;
+	unsigned t, right = 0, found = 0;
+
+	line(&g, 128);
+	engine_params_default(&p);
+	for (t = 0; t < 6; t++) {
+		c = (uint32_t)(20 + t * 17);
+		if (run(&g, &p, c, 3, 0, 0, 700 + t, &got, &st, NULL, NULL,
+		    NULL) == ENGINE_DONE && got == c)
+			right++;
+		found += st.drift;
+	}
+	cr_assert_geq(right, 6, "%u of 6 right", right);
+	cr_assert_eq(found, 0, "drift flagged in %u of 6", found);
+	graph_release(&g);
+}
+
+Test(engine_drift, the_drift_model_replays_exactly)
+{
+	static uint32_t rc[2001];
+	static double rv[2001];
+	struct engine_params p;
+	struct engine_status st, st2;
+	struct engine e;
+	struct graph g;
+	uint32_t got;
+	size_t n, i;
+	const double *m;
+	double mass_end;
+
+	line(&g, 128);
+	engine_params_default(&p);
+	cr_assert_eq(run(&g, &p, 70, 3, 3, 20, 42, &got, &st, rc, rv, &n),
+	    ENGINE_DONE);
+	cr_assert(st.drift, "the step should be found");
+	/* A fresh engine fed the stored samples in order ends the same. */
+	cr_assert_eq(engine_init(&e, &g, &p, NULL), 0);
+	for (i = 0; i < n; i++)
+		cr_assert_eq(engine_add_sample(&e, rc[i], rv[i], NULL), 0);
+	engine_status(&e, &st2);
+	m = engine_mass(&e);
+	mass_end = m[got];
+	cr_assert_eq(st2.drift, st.drift);
+	cr_assert_eq(st2.drift_size, st.drift_size);
+	cr_assert_eq(st2.top[0].commit, got);
+	cr_assert_eq(st2.top[0].mass, mass_end);
+	cr_assert_eq(st2.scale, st.scale);
+	engine_release(&e);
+	graph_release(&g);
+}
