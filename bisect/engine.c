@@ -500,7 +500,9 @@ posterior(struct engine *e)
 	if (v->desc_dirty)
 		build_desc(e);
 	for (c = 0; c < v->n; c++) {
-		const uint64_t *d = &v->desc[c * w];
+		/* Before the first sample there are no slots and no desc array:
+		 * no pointer arithmetic on NULL (clang's pointer-overflow). */
+		const uint64_t *d = w > 0 ? &v->desc[c * w] : NULL;
 
 		if (c > 0 && w > 0 && memcmp(d, d - w, w * sizeof(uint64_t)) == 0) {
 			v->L[c] = v->L[c - 1];
