@@ -39,6 +39,9 @@ struct watcher_env {
 	/* The event sink of `watch` (kind "repo"); fields are stolen. */
 	void		(*emit)(void *arg, const char *kind, json_t *fields);
 	void		*emit_arg;
+	/* Called after every successful fetch (may be NULL). */
+	void		(*fetched)(void *arg);
+	void		*fetched_arg;
 };
 
 /*
@@ -67,6 +70,8 @@ int	watcher_replay(struct watcher *w, int64_t seq, ref_event_fn *fn,
  */
 int	watcher_fetch(struct watcher *w, watcher_done_fn *done, void *arg,
 	    struct bd_error *err);
+/* Whether a fetch is running. */
+int	watcher_busy(const struct watcher *w);
 /* The state for `repo`: url, last fetch, next, refs, progress. */
 json_t	*watcher_state(struct watcher *w);
 
