@@ -61,6 +61,10 @@ print_repo(FILE *out, const json_t *r, const json_t *req, unsigned flags)
 		    num(v, "matches") == 0 ? ": matches nothing" : "");
 	json_array_foreach(json_object_get(repo, "refs"), i, v)
 		fprintf(out, "  %s %s\n", str(v, "id"), str(v, "ref"));
+	json_array_foreach(json_object_get(r, "events"), i, v)
+		fprintf(out, "event %lld: %s %s %s -> %s\n", num(v, "seq"),
+		    str(v, "ref"), str(v, "change"), str(v, "old"),
+		    str(v, "new"));
 }
 
 void

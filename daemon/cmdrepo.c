@@ -19,10 +19,16 @@ struct cmdrepo_wait {
 	uid_t			 uid;		/* who asked */
 };
 
+/* The mirror's state; with since, the ref events after that seq too. */
 int
 cmdrepo_repo(struct cmd_ctx *ctx)
 {
+	json_t *since = json_object_get(ctx->req, "since");
+
 	json_object_set_new(ctx->reply, "repo", watcher_state(ctx->d->watcher));
+	if (since != NULL)
+		json_object_set_new(ctx->reply, "events", watcher_events(
+		    ctx->d->watcher, json_integer_value(since)));
 	return 0;
 }
 

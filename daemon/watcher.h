@@ -74,5 +74,7 @@ int	watcher_fetch(struct watcher *w, watcher_done_fn *done, void *arg,
 int	watcher_busy(const struct watcher *w);
 /* The state for `repo`: url, last fetch, next, refs, progress. */
 json_t	*watcher_state(struct watcher *w);
+/* The stored ref events after seq, as `repo --since` shows them. */
+json_t	*watcher_events(struct watcher *w, int64_t seq);
 
 #endif

@@ -284,6 +284,26 @@ watcher_replay(struct watcher *w, int64_t seq, ref_event_fn *fn, void *arg,
 	    watcher_replay_row, &r, err);
 }
 
+/* One stored event into a JSON array. */
+static int
+watcher_event_row(void *arg, const struct store_ref_event *e)
+{
+	json_array_append_new(arg, watcher_event_json(e));
+	return 0;
+}
+
+json_t *
+watcher_events(struct watcher *w, int64_t seq)
+{
+	json_t *a = json_array();
+	struct bd_error err;
+
+	if (store_ref_event_list_since(w->env.store, seq, watcher_event_row,
+	    a, &err) < 0)
+		log_warnx("ref events: %s", err.msg);
+	return a;
+}
+
 /* One stored ref for `repo`. */
 static int
 watcher_ref_json(void *arg, const struct store_ref *r)
