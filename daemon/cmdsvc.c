@@ -4,6 +4,7 @@
 
 #include "common/xmalloc.h"
 #include "daemon/bisection.h"
+#include "daemon/cmdrepo.h"
 #include "daemon/cmdsvc.h"
 #include "daemon/ctl.h"
 #include "daemon/daemon.h"
@@ -12,8 +13,8 @@
 #include "store/store.h"
 
 /* Library errors map onto protocol codes by their errno. */
-static int
-cmdsvc_fail(struct cmd_ctx *ctx, const struct bd_error *err)
+static enum proto_error
+cmdsvc_code(const struct bd_error *err)
 {
 	enum proto_error e = PROTO_E_INTERNAL;
 
@@ -30,7 +31,13 @@ cmdsvc_fail(struct cmd_ctx *ctx, const struct bd_error *err)
 		e = PROTO_E_CONFLICT;
 		break;
 	}
-	return cmd_fail(ctx, e, "%s", err->msg);
+	return e;
+}
+
+static int
+cmdsvc_fail(struct cmd_ctx *ctx, const struct bd_error *err)
+{
+	return cmd_fail(ctx, cmdsvc_code(err), "%s", err->msg);
 }
 
 static struct bisection *
@@ -48,10 +55,9 @@ cmdsvc_find(struct cmd_ctx *ctx, struct bd_error *err)
  * bounded by CMDSVC_GOOD_MAX.
  */
 static int
-cmdsvc_bisect_request(struct cmd_ctx *ctx, struct sched_request *r,
-    const char **good)
+cmdsvc_bisect_request(const json_t *req, uid_t uid, struct sched_request *r,
+    const char **good, struct bd_error *err)
 {
-	const json_t *req = ctx->req;
 	json_int_t prio;
 	json_t *v;
 	size_t i, j;
@@ -64,8 +70,8 @@ cmdsvc_bisect_request(struct cmd_ctx *ctx, struct sched_request *r,
 		if (j < r->ngood)
 			continue;
 		if (r->ngood == CMDSVC_GOOD_MAX)
-			return cmd_fail(ctx, PROTO_E_INVALID_ARGUMENT, "good: "
-			    "at most %d different revisions", CMDSVC_GOOD_MAX);
+			return bd_error_set(err, -EINVAL, "good: at most %d "
+			    "different revisions", CMDSVC_GOOD_MAX);
 		good[r->ngood++] = json_string_value(v);
 	}
 	r->good = good;
@@ -84,33 +90,73 @@ cmdsvc_bisect_request(struct cmd_ctx *ctx, struct sched_request *r,
 	r->first_parent = json_is_true(json_object_get(req, "first_parent"));
 	prio = json_integer_value(json_object_get(req, "priority"));
 	if (prio < CMDSVC_PRIORITY_MIN || prio > CMDSVC_PRIORITY_MAX)
-		return cmd_fail(ctx, PROTO_E_INVALID_ARGUMENT, "priority: %lld "
-		    "is outside %d to %d", (long long)prio,
-		    CMDSVC_PRIORITY_MIN, CMDSVC_PRIORITY_MAX);
+		return bd_error_set(err, -EINVAL, "priority: %lld is outside "
+		    "%d to %d", (long long)prio, CMDSVC_PRIORITY_MIN,
+		    CMDSVC_PRIORITY_MAX);
 	r->priority = (int)prio;
-	r->uid = ctx->conn->uid;
+	r->uid = uid;
 	return 0;
 }
 
-/* Validated up front; the reply carries the id, new or existing. */
+/* One bisect request into the scheduler: the id, new or existing. */
+static int
+cmdsvc_bisect_run(struct daemon *d, const json_t *req, uid_t uid,
+    int64_t *id, int *existing, struct bd_error *err)
+{
+	size_t ngood = json_array_size(json_object_get(req, "good"));
+	const char **good = xcalloc(ngood ? ngood : 1, sizeof(*good));
+	struct sched_request r;
+	int rc;
+
+	bd_error_clear(err);
+	*id = 0;
+	*existing = 0;
+	if ((rc = cmdsvc_bisect_request(req, uid, &r, good, err)) == 0)
+		rc = sched_bisect(d->sched, &r, id, existing, err);
+	free(good);
+	return rc;
+}
+
+/*
+ * After the fetch a bisect request waited for: the revisions resolve now,
+ * or the error names the one still missing (and the fetch's failure).
+ */
+static void
+cmdsvc_bisect_retry(struct daemon *d, struct cmd_pending *p,
+    const json_t *req, uid_t uid, int fetch_rc, const char *fetch_msg)
+{
+	struct bd_error err;
+	int64_t id;
+	int existing;
+
+	if (cmdsvc_bisect_run(d, req, uid, &id, &existing, &err) == 0) {
+		cmd_pending_put(p, "bisection", json_integer(id));
+		cmd_pending_put(p, "existing", json_boolean(existing));
+		cmd_pending_done(p);
+	}
+	else if (fetch_rc < 0)
+		cmd_pending_fail(p, cmdsvc_code(&err), "%s (after a failed "
+		    "fetch: %s)", err.msg, fetch_msg);
+	else
+		cmd_pending_fail(p, cmdsvc_code(&err), "%s (even after a "
+		    "fetch)", err.msg);
+}
+
+/*
+ * Validated up front; the reply carries the id, new or existing.  A
+ * revision the mirror lacks makes the reply wait for a fetch.
+ */
 int
 cmdsvc_bisect(struct cmd_ctx *ctx)
 {
-	size_t ngood = json_array_size(json_object_get(ctx->req, "good"));
-	const char **good = xcalloc(ngood ? ngood : 1, sizeof(*good));
-	struct sched_request r;
 	struct bd_error err;
-	int64_t id = 0;
-	int existing = 0, rc;
+	int64_t id;
+	int existing, rc;
 
-	bd_error_clear(&err);
-	if (cmdsvc_bisect_request(ctx, &r, good) < 0) {
-		free(good);
-		return -1;
-	}
-	rc = sched_bisect(ctx->d->sched, &r, &id, &existing, &err);
-	free(good);
-	if (rc < 0)
+	if ((rc = cmdrepo_wait_revisions(ctx, cmdsvc_bisect_retry)) != 0)
+		return rc;
+	if (cmdsvc_bisect_run(ctx->d, ctx->req, ctx->conn->uid, &id,
+	    &existing, &err) < 0)
 		return cmdsvc_fail(ctx, &err);
 	cmd_put(ctx, ctx->reply, "bisection", json_integer(id));
 	cmd_put(ctx, ctx->reply, "existing", json_boolean(existing));

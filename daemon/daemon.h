@@ -25,6 +25,7 @@
 
 struct store;
 struct sched;
+struct watcher;
 struct git_repository;
 
 struct daemon {
@@ -33,6 +34,7 @@ struct daemon {
 	char		*config_path;	/* reloaded from here */
 	struct store	*store;
 	struct sched	*sched;		/* bisections, hosts, jobs */
+	struct watcher	*watcher;	/* fetches into the mirror */
 	struct git_repository *repo;	/* lent to the scheduler; may be NULL */
 	struct ctl_server ctl;
 	struct audit	 audit;		/* rate of stored rejections */
