@@ -100,7 +100,7 @@ int	bisection_load(struct bisection *b, uv_loop_t *loop,
  */
 char	*bisection_params_encode(const struct sched_request *req,
 	    const char *bad, const char *group);
-/* The bisection's metric among a run's metrics, or NULL. */
+/* The bisection's metric among a run's metrics (its first value), or NULL. */
 const struct store_metric *bisection_metric(const struct bisection *b,
 	    const struct store_metric *m, size_t n);
 /*
