@@ -524,56 +524,6 @@ Test(remote_step, pool_leases_and_health)
 	rtest_drain_loop();
 }
 
-/* Counts the pool's health changes; done once two hosts are decided. */
-struct probed {
-	int	changes;
-	int	done;
-};
-
-static void
-probed_cb(void *arg, const struct pool_host_info *info)
-{
-	struct probed *pr = arg;
-
-	if (info->health != POOL_UNKNOWN && ++pr->changes == 2)
-		pr->done = 1;
-}
-
-/*
- * Hosts start unknown and the pool probes them at once: a host that
- * answers is up, one whose key is refused is down and says why.
- */
-Test(remote_step, probes_decide_unknown_hosts)
-{
-	struct config_host hosts[2];
-	struct pool *p;
-	struct pool_host_info info;
-	struct bd_error err;
-	struct probed pr = { 0, 0 };
-	char *empty;
-
-	cr_assert_eq(sshd_start(&rtest_srv[0], "probe"), 0);
-	sshd_host(&rtest_srv[0], &hosts[0], "good", "g");
-	sshd_host(&rtest_srv[0], &hosts[1], "stranger", "g");
-	empty = tst_write_file(rtest_tmp, "empty_known_hosts", "");
-	hosts[1].known_hosts = empty;
-	cr_assert_eq(pool_new(&rtest_loop, hosts, 2, 0, &p, &err), 0);
-	pool_set_change_cb(p, probed_cb, &pr);
-	pool_info(p, 0, &info);
-	cr_assert_eq(info.health, POOL_UNKNOWN);
-	rtest_run_until(&pr.done);
-	pool_info(p, 0, &info);
-	cr_assert_eq(info.health, POOL_UP, "%s", pool_health_name(info.health));
-	pool_info(p, 1, &info);
-	cr_assert_eq(info.health, POOL_DOWN, "%s",
-	    pool_health_name(info.health));
-	cr_assert_not_null(strstr(info.last_error, "is not in"), "%s",
-	    info.last_error);
-	pool_free(p);
-	rtest_drain_loop();
-	free(empty);
-}
-
 static void
 cancel_job_cb(void *j)
 {
