@@ -1,3 +1,4 @@
+#include <stddef.h>
 #include <string.h>
 
 #include "common/names.h"
@@ -22,4 +23,20 @@ name_find(const struct name_value *table, const char *name, int *value)
 			return 0;
 		}
 	return -1;
+}
+
+/* One rule for every place a metric name enters: see names.h. */
+int
+bd_metric_name_valid(const char *name)
+{
+	size_t i;
+
+	if (name[0] == '\0' || name[0] == ' ')
+		return 0;
+	for (i = 0; name[i] != '\0'; i++) {
+		if (i >= BD_METRIC_NAME_MAX || name[i] < 0x20 ||
+		    name[i] > 0x7e || name[i] == ',')
+			return 0;
+	}
+	return name[i - 1] != ' ';
 }

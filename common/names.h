@@ -17,4 +17,15 @@ const char	*name_of(const struct name_value *table, int value);
 int		 name_find(const struct name_value *table, const char *name,
 		    int *value);
 
+/*
+ * Metric names come from benchmarks (LKP's are like mpstat.cpu.all.idle%,
+ * interrupts.CAL:Function_call_interrupts or 90-character perf-profile
+ * paths): any printable ASCII up to BD_METRIC_NAME_MAX bytes without a
+ * comma (the list separator in the config), not starting or ending with a
+ * space.  Config, protocol, store and reports all use this one rule.
+ */
+#define BD_METRIC_NAME_MAX	255
+
+int		 bd_metric_name_valid(const char *name);
+
 #endif

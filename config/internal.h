@@ -171,6 +171,10 @@ int	config_value_roles(const struct config_ctx *, const struct config_key *,
 	    void *, const char *, struct bd_error *);
 int	config_value_address(const struct config_ctx *,
 	    const struct config_key *, void *, const char *, struct bd_error *);
+/* How a metric name may look, for messages (common/names.h has the rule). */
+#define CONFIG_METRIC_RULE	"printable, up to 255 bytes, no comma"
+int	config_value_metric(const struct config_ctx *,
+	    const struct config_key *, void *, const char *, struct bd_error *);
 int	config_value_metrics(const struct config_ctx *,
 	    const struct config_key *, void *, const char *, struct bd_error *);
 

@@ -137,6 +137,7 @@ static const struct {
 	{ config_value_enum, config_json_enum, "" },
 	{ config_value_roles, config_json_roles, "" },
 	{ config_value_metrics, config_json_metrics, "" },
+	{ config_value_metric, config_json_string, "" },
 };
 
 /* The row of config_json_types for a key's parser; a key without one is a bug. */

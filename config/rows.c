@@ -68,6 +68,7 @@ static const struct {
 	{ config_value_enum, "word" },
 	{ config_value_roles, "roles" },
 	{ config_value_metrics, "metrics" },
+	{ config_value_metric, "metric" },
 };
 
 static const char *

@@ -170,7 +170,7 @@ enum { SWEEP_KEY_BENCHMARK, SWEEP_KEY_METRIC, SWEEP_KEY_GROUP };
 static const struct config_key config_sweep_keys[] = {
 	[SWEEP_KEY_BENCHMARK] = KEY(config_sweep, benchmark, name, REQ, 0, 0,
 	    NULL, LIVE, "Benchmark to run."),
-	[SWEEP_KEY_METRIC] = KEY(config_sweep, metric, name, REQ, 0, 0, NULL,
+	[SWEEP_KEY_METRIC] = KEY(config_sweep, metric, metric, REQ, 0, 0, NULL,
 	    LIVE, "Metric watched, one of the benchmark's."),
 	[SWEEP_KEY_GROUP] = KEY(config_sweep, group, name, REQ, 0, 0, NULL,
 	    LIVE, "Host group it runs on, with build and test hosts."),

@@ -18,6 +18,7 @@
 #include "common/error.h"
 #include "common/xmalloc.h"
 #include "config/config.h"
+#include "common/names.h"
 #include "config/internal.h"
 
 const struct name_value config_host_key_words[] = {
@@ -153,6 +154,20 @@ config_value_name(const struct config_ctx *ctx, const struct config_key *key,
 	if (!config_name_valid(value))
 		return bd_error_set(err, -EINVAL, "invalid name '%s' (up to %d "
 		    "letters, digits, '.', '_' or '-')", value, CONFIG_NAME_MAX);
+	config_set_string(base, key, xstrdup(value));
+	return 0;
+}
+
+/* A sweep's metric follows the benchmark's rule for metric names. */
+int
+config_value_metric(const struct config_ctx *ctx, const struct config_key *key,
+    void *base, const char *value, struct bd_error *err)
+{
+	(void)ctx;
+	if (!bd_metric_name_valid(value))
+		return bd_error_set(err, -EINVAL, "invalid metric name "
+		    "'%.64s%s' (%s)", value, strlen(value) > 64 ? "..." : "",
+		    CONFIG_METRIC_RULE);
 	config_set_string(base, key, xstrdup(value));
 	return 0;
 }
@@ -460,7 +475,7 @@ config_value_metrics(const struct config_ctx *ctx,
 {
 	struct config_benchmark *b = base;
 	struct config_metric *m = NULL;
-	char item[2 * CONFIG_NAME_MAX], *colon, *kind;
+	char item[BD_METRIC_NAME_MAX + 32], *colon, *kind;
 	const char *s = value;
 	size_t n = 0, nitems = 0, i;
 	int rc;
@@ -487,9 +502,10 @@ config_value_metrics(const struct config_ctx *ctx,
 			*--colon = '\0';
 		m = xreallocarray(m, n + 1, sizeof(*m));
 		m[n].name = NULL;
-		if (!config_name_valid(item)) {
+		if (!bd_metric_name_valid(item)) {
 			rc = bd_error_set(err, -EINVAL, "invalid metric name "
-			    "'%s'", item);
+			    "'%.64s%s' (%s)", item, strlen(item) > 64 ? "..." :
+			    "", CONFIG_METRIC_RULE);
 			goto fail;
 		}
 		if (config_metric_kind(kind, &m[n]) < 0) {

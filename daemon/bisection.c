@@ -271,7 +271,8 @@ bisection_feed(struct bisection *b, uint32_t commit,
     enum store_run_state state, const struct store_metric *m, size_t n,
     struct bd_error *err)
 {
-	const struct store_metric *mv;
+	size_t i;
+	int rc;
 
 	if (state == STORE_RUN_SKIPPED) {
 		if (commit == ENGINE_GOOD || commit == b->g.n - 1)
@@ -280,10 +281,15 @@ bisection_feed(struct bisection *b, uint32_t commit,
 			    "good" : "bad");
 		return engine_add_skip(&b->e, commit, err);
 	}
-	if (state != STORE_RUN_DONE ||
-	    (mv = bisection_metric(b, m, n)) == NULL)
-		return 0;	/* a done run without this metric */
-	return engine_add_sample(&b->e, commit, mv->value, err);
+	if (state != STORE_RUN_DONE)
+		return 0;
+	/* Every value of the metric is a sample (LKP: one per iteration). */
+	for (i = 0; i < n; i++)
+		if (strcmp(m[i].name, b->rec.metric) == 0 &&
+		    (rc = engine_add_sample(&b->e, commit, m[i].value,
+		    err)) < 0)
+			return rc;
+	return 0;	/* a done run without this metric adds nothing */
 }
 
 struct replay_ctx {
@@ -309,6 +315,7 @@ replay_sample(void *arg, const struct store_sample *sm)
 	c->sm[c->n].seq = sm->seq;
 	c->sm[c->n].metric = xstrdup(sm->metric);
 	c->sm[c->n].value = sm->value;
+	c->sm[c->n].index = sm->index;
 	c->n++;
 	return 0;
 }
@@ -332,6 +339,7 @@ replay_run(void *arg, const struct store_run *r)
 		}
 		c->m[k].name = c->sm[c->pos].metric;
 		c->m[k].value = c->sm[c->pos].value;
+		c->m[k].index = c->sm[c->pos].index;
 	}
 	if (idx < 0)
 		return 0;	/* a commit outside the range: ignore */

@@ -153,6 +153,7 @@ sched_new(const struct sched_env *env, struct sched **out,
 	if ((rc = pool_new(env->loop, cfg->hosts, cfg->nhosts, 0,
 	    &s->pool, err)) < 0)
 		goto fail;
+	sched_hosts_bind(s);
 	s->jobs = job_queue_new(s->pool);
 	job_queue_set_avail_cb(s->jobs, (void (*)(void *))sched_kick, s);
 	buildcache_bind(&s->cache, env->store);
@@ -282,7 +283,7 @@ sched_group_test_hosts(struct sched *s, const char *group)
 	for (i = 0; i < pool_count(s->pool); i++) {
 		pool_info(s->pool, i, &hi);
 		if ((hi.roles & CONFIG_ROLE_TEST) &&
-		    strcmp(hi.group, group) == 0 && hi.health == POOL_UP)
+		    strcmp(hi.group, group) == 0 && pool_usable(hi.health))
 			n++;
 	}
 	return n ? n : 1;
@@ -301,7 +302,7 @@ sched_free_hosts(struct sched *s, const char *group)
 	for (i = 0; i < pool_count(s->pool); i++) {
 		pool_info(s->pool, i, &hi);
 		if ((hi.roles & CONFIG_ROLE_TEST) && !hi.leased &&
-		    hi.health == POOL_UP && strcmp(hi.group, group) == 0)
+		    pool_usable(hi.health) && strcmp(hi.group, group) == 0)
 			n++;
 	}
 	TAILQ_FOREACH(b, &s->active, entry)
@@ -511,7 +512,6 @@ int
 sched_cancel(struct sched *s, int64_t id, struct bd_error *err)
 {
 	struct bisection *b = sched_find(s, id, err);
-	struct bisection_probe *p, *tp;
 	int rc;
 
 	if (b == NULL)
@@ -527,11 +527,7 @@ sched_cancel(struct sched *s, int64_t id, struct bd_error *err)
 	if (b->phase == BISECTION_LOADING)
 		bisection_load_abort(b);
 	b->phase = BISECTION_FINISHED;
-	TAILQ_FOREACH_SAFE(p, &b->probes, entry, tp) {
-		p->recorded = 1;	/* the store cancelled its run */
-		if (p->job != NULL)
-			job_cancel(p->job);
-	}
+	sched_end_probes(b);
 	sched_emit(s, "done", json_pack("{s:I, s:s}", "bisection",
 	    (json_int_t)id, "state", "cancelled"));
 	sched_kick(s);

@@ -41,8 +41,12 @@ void		 sched_probe_free(struct bisection *b,
 void		 sched_kick_cb(uv_timer_t *t);
 void		 sched_stop_check(struct sched *s);
 unsigned	 sched_free_hosts(struct sched *s, const char *group);
+/* Restores stored host health into the pool and persists its changes. */
+void		 sched_hosts_bind(struct sched *s);
 void		 sched_loaded(struct bisection *b, int rc,
 		    const struct bd_error *err);
+/* Cancels the jobs of an ended bisection; they record nothing more. */
+void		 sched_end_probes(struct bisection *b);
 void		 sched_finish(struct sched *s, struct bisection *b,
 		    const struct engine_action *a);
 

@@ -377,6 +377,11 @@ sched_job_record(void *arg, const struct step_result *r, const char *host)
 	size_t i, n = 0;
 
 	memset(&res, 0, sizeof(res));
+	if (p->recorded) {	/* the bisection ended; the store cancelled it */
+		log_debug("run %" PRId64 ": a result after the bisection "
+		    "ended is dropped", p->run);
+		return;
+	}
 	/* Step logs are LOG_DIR/RUN-PHASE.log; the prefix names them all. */
 	xasprintf(&logp, "%s/logs/%" PRId64 "/%" PRId64 "-",
 	    sched_config(s)->daemon.workdir, b->id, p->run);
@@ -395,6 +400,7 @@ sched_job_record(void *arg, const struct step_result *r, const char *host)
 		for (i = 0; i < n; i++) {
 			m[i].name = r->metrics.v[i].name;
 			m[i].value = r->metrics.v[i].value;
+			m[i].index = r->metrics.v[i].index;
 		}
 	}
 	if (store_run_finish(sched_store(s), p->run, &res, m, n, &err) < 0) {
@@ -458,15 +464,21 @@ sched_job_done(void *arg, const struct step_result *last, unsigned attempts)
 		sched_kick(s);
 }
 
-/* Cancels what is still running: a verdict no longer needs it. */
-static void
-sched_cancel_probes(struct bisection *b)
+/*
+ * Cancels what is still running once the bisection has ended (verdict or
+ * cancel).  The store cancelled the runs when the bisection's state
+ * changed, so the jobs' ends and late results record nothing.
+ */
+void
+sched_end_probes(struct bisection *b)
 {
 	struct bisection_probe *p, *tp;
 
-	TAILQ_FOREACH_SAFE(p, &b->probes, entry, tp)
+	TAILQ_FOREACH_SAFE(p, &b->probes, entry, tp) {
+		p->recorded = 1;
 		if (p->job != NULL)
 			job_cancel(p->job);
+	}
 }
 
 static const struct {
@@ -519,7 +531,7 @@ sched_finish(struct sched *s, struct bisection *b,
 		return;
 	}
 	b->phase = BISECTION_FINISHED;
-	sched_cancel_probes(b);
+	sched_end_probes(b);
 	store_bisection_release(&b->rec);
 	store_bisection_init(&b->rec);
 	store_bisection_get(sched_store(s), b->id, &b->rec, &err);

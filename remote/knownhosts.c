@@ -1,3 +1,9 @@
+/*
+ * Host key checks against an OpenSSH known_hosts file, read with libssh2.
+ */
+#include <sys/stat.h>
+
+#include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
 #include <string.h>
@@ -72,13 +78,33 @@ knownhosts_name(const char *address, unsigned port, char *buf, size_t bufsz)
 		snprintf(buf, bufsz, "[%s]:%u", address, port);
 }
 
-/* Appends one line with O_APPEND so concurrent writers cannot interleave. */
+/*
+ * Whether the file's last byte is a newline (or the file is empty), so an
+ * appended entry never lands on an unfinished last line.
+ */
+static int
+knownhosts_ends_line(int fd)
+{
+	struct stat st;
+	char c;
+
+	if (fstat(fd, &st) == -1 || st.st_size == 0)
+		return 1;
+	if (pread(fd, &c, 1, st.st_size - 1) != 1)
+		return 1;
+	return c == '\n';
+}
+
+/*
+ * Appends one line with O_APPEND so concurrent writers cannot interleave,
+ * after a newline when the file's last line is unfinished.
+ */
 static int
 knownhosts_append(LIBSSH2_KNOWNHOSTS *kh, const char *path, const char *name,
     const char *key, size_t keylen, int mask, struct bd_error *err)
 {
 	struct libssh2_knownhost *entry = NULL;
-	char line[KNOWNHOSTS_LINE_MAX];
+	char line[KNOWNHOSTS_LINE_MAX + 1], *start;
 	size_t len = 0;
 	int fd, rc;
 
@@ -86,19 +112,23 @@ knownhosts_append(LIBSSH2_KNOWNHOSTS *kh, const char *path, const char *name,
 	    LIBSSH2_KNOWNHOST_TYPE_PLAIN | LIBSSH2_KNOWNHOST_KEYENC_RAW | mask,
 	    &entry);
 	if (rc == 0)
-		rc = libssh2_knownhost_writeline(kh, entry, line,
-		    sizeof(line) - 1, &len, LIBSSH2_KNOWNHOST_FILE_OPENSSH);
+		rc = libssh2_knownhost_writeline(kh, entry, line + 1,
+		    sizeof(line) - 2, &len, LIBSSH2_KNOWNHOST_FILE_OPENSSH);
 	if (rc != 0)
 		return bd_error_set(err, -EIO,
 		    "cannot format a known_hosts line for %s (libssh2 %d)",
 		    name, rc);
-	if (len == 0 || line[len - 1] != '\n')
-		line[len++] = '\n';
-	fd = open(path, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, 0600);
+	if (len == 0 || line[len] != '\n')
+		line[++len] = '\n';
+	fd = open(path, O_RDWR | O_APPEND | O_CREAT | O_CLOEXEC, 0600);
 	if (fd == -1)
 		return bd_error_set(err, -EIO, "cannot open %s: %s", path,
 		    strerror(errno));
-	if (write(fd, line, len) != (ssize_t)len) {
+	/* line[0] is a spare newline, written only after an unfinished line. */
+	line[0] = '\n';
+	start = knownhosts_ends_line(fd) ? line + 1 : line;
+	len += (size_t)(line + 1 - start);
+	if (write(fd, start, len) != (ssize_t)len) {
 		rc = errno;
 		close(fd);
 		return bd_error_set(err, -EIO, "cannot write %s: %s", path,
@@ -108,6 +138,23 @@ knownhosts_append(LIBSSH2_KNOWNHOSTS *kh, const char *path, const char *name,
 		return bd_error_set(err, -EIO, "cannot write %s: %s", path,
 		    strerror(errno));
 	return 0;
+}
+
+/*
+ * libssh2 answers NOTFOUND when the file records this host with a key of
+ * another type only.  OpenSSH calls that a changed key; so does this check,
+ * by asking again with the key type left out (any recorded key then
+ * mismatches).
+ */
+static int
+knownhosts_other_type(LIBSSH2_KNOWNHOSTS *kh, const char *address,
+    unsigned port, const char *key, size_t keylen)
+{
+	struct libssh2_knownhost *found = NULL;
+
+	return libssh2_knownhost_checkp(kh, address, (int)port, key, keylen,
+	    LIBSSH2_KNOWNHOST_TYPE_PLAIN | LIBSSH2_KNOWNHOST_KEYENC_RAW,
+	    &found) == LIBSSH2_KNOWNHOST_CHECK_MISMATCH;
 }
 
 /*
@@ -157,9 +204,18 @@ knownhosts_check(LIBSSH2_SESSION *s, const char *path, const char *address,
 	case LIBSSH2_KNOWNHOST_CHECK_MISMATCH:
 		rc = bd_error_set(err, -EPERM,
 		    "host key for %s does not match %s (server offers %s): "
-		    "refusing to connect", name, path, fp);
+		    "refusing to connect; if the host was reinstalled, "
+		    "remove its old entry", name, path, fp);
 		break;
 	case LIBSSH2_KNOWNHOST_CHECK_NOTFOUND:
+		if (knownhosts_other_type(kh, address, port, key, keylen)) {
+			rc = bd_error_set(err, -EPERM,
+			    "host key for %s has changed: %s records a key of "
+			    "another type for it (server offers %s): refusing "
+			    "to connect; if the host was reinstalled, remove "
+			    "its old entry", name, path, fp);
+			break;
+		}
 		if (policy != CONFIG_HOST_KEY_ACCEPT_NEW) {
 			rc = bd_error_set(err, -EPERM,
 			    "host %s is not in %s (server offers %s): refusing "

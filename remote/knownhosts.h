@@ -4,7 +4,9 @@
  * A key that does not match the file, or a host the file does not know, is
  * refused and reported with its SHA256 fingerprint, never accepted silently.
  * The one exception is a host configured with host_key = accept-new: its
- * unknown key is appended to the file (a changed key is still refused).
+ * unknown key is appended to the file, on a line of its own.  A changed key
+ * is still refused, and so is a host the file records with a key of another
+ * type only, as OpenSSH does.
  */
 #ifndef REMOTE_KNOWNHOSTS_H
 #define REMOTE_KNOWNHOSTS_H

@@ -1,9 +1,13 @@
+/*
+ * Benchmark results to samples: see metrics.h.
+ */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include <jansson.h>
 
+#include "common/names.h"
 #include "common/xmalloc.h"
 #include "remote/metrics.h"
 
@@ -40,6 +44,7 @@ metrics_copy(struct metrics *dst, const struct metrics *src)
 	for (i = 0; i < src->n; i++) {
 		dst->v[i].name = xstrdup(src->v[i].name);
 		dst->v[i].value = src->v[i].value;
+		dst->v[i].index = src->v[i].index;
 	}
 	dst->n = src->n;
 }
@@ -70,27 +75,71 @@ metrics_excerpt(const char *text, size_t len, char *buf, size_t bufsz)
 	buf[n] = '\0';
 }
 
-/* Converts one member, refusing anything but a finite number. */
+/* JSON's word for a value that is not a number, for messages. */
+static const char *
+metrics_json_kind(const json_t *val)
+{
+	return json_is_string(val) ? "string" : json_is_boolean(val) ?
+	    "boolean" : json_is_null(val) ? "null" : json_is_object(val) ?
+	    "object" : json_is_array(val) ? "array" : "number";
+}
+
+/* Appends one sample of key, refusing anything but a finite number. */
 static int
-metrics_member(const char *key, json_t *val, struct metrics *out,
-    struct bd_error *err)
+metrics_add(const char *key, const json_t *val, unsigned index,
+    struct metrics *out, size_t *cap, struct bd_error *err)
 {
 	double d;
 
 	if (!json_is_number(val))
 		return bd_error_set(err, -EINVAL,
 		    "result metric \"%s\" is not a number (JSON %s)", key,
-		    json_is_string(val) ? "string" :
-		    json_is_boolean(val) ? "boolean" :
-		    json_is_null(val) ? "null" :
-		    json_is_object(val) ? "object" : "array");
+		    metrics_json_kind(val));
 	d = json_number_value(val);
 	if (!isfinite(d))
 		return bd_error_set(err, -EINVAL,
 		    "result metric \"%s\" is not finite", key);
+	if (out->n == *cap) {
+		*cap = *cap ? 2 * *cap : 8;
+		out->v = xreallocarray(out->v, *cap, sizeof(*out->v));
+	}
 	out->v[out->n].name = xstrdup(key);
 	out->v[out->n].value = d;
+	out->v[out->n].index = index;
 	out->n++;
+	return 0;
+}
+
+/*
+ * Converts one member: a number is one sample, an array of numbers (LKP's
+ * matrix.json shape, one value per iteration) one sample per element.
+ */
+static int
+metrics_member(const char *key, json_t *val, struct metrics *out,
+    size_t *cap, struct bd_error *err)
+{
+	json_t *el;
+	size_t i;
+	int rc;
+
+	if (!bd_metric_name_valid(key))
+		return bd_error_set(err, -EINVAL, "result metric name "
+		    "\"%.64s%s\" is not a valid metric name (printable, up "
+		    "to %d bytes, no comma)", key, strlen(key) > 64 ? "..." :
+		    "", BD_METRIC_NAME_MAX);
+	if (!json_is_array(val))
+		return metrics_add(key, val, 0, out, cap, err);
+	if (json_array_size(val) == 0)
+		return bd_error_set(err, -EINVAL,
+		    "result metric \"%s\" is an empty array", key);
+	json_array_foreach(val, i, el) {
+		if (json_is_array(el))
+			return bd_error_set(err, -EINVAL, "result metric "
+			    "\"%s\" element %zu is not a number (JSON array)",
+			    key, i);
+		if ((rc = metrics_add(key, el, (unsigned)i, out, cap, err)) != 0)
+			return rc;
+	}
 	return 0;
 }
 
@@ -107,7 +156,7 @@ metrics_parse(const char *text, size_t len,
 	json_t *root, *val;
 	const char *key;
 	char ex[64];
-	size_t i;
+	size_t i, cap = 0;
 	int rc = 0;
 
 	metrics_init(out);
@@ -127,9 +176,8 @@ metrics_parse(const char *text, size_t len,
 		json_decref(root);
 		return bd_error_set(err, -EINVAL, "result object has no metrics");
 	}
-	out->v = xcalloc(json_object_size(root), sizeof(*out->v));
 	json_object_foreach(root, key, val) {
-		if ((rc = metrics_member(key, val, out, err)) != 0)
+		if ((rc = metrics_member(key, val, out, &cap, err)) != 0)
 			goto out;
 	}
 	for (i = 0; bench != NULL && i < bench->nmetrics; i++) {

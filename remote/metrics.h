@@ -1,5 +1,8 @@
 /*
- * Benchmark results: a JSON object of numbers, {"throughput": 881807.5}.
+ * Benchmark results: a JSON object of numbers, {"throughput": 881807.5},
+ * or of arrays of numbers, one per iteration of the benchmark in the run
+ * (LKP's shape: {"vm-scalability.throughput": [v1, v2, ...]}), each element
+ * one sample.  Metric names follow bd_metric_name_valid (common/names.h).
  *
  * The run step prints it as the last line of its stdout, or leaves it in a
  * result file.  Anything else (not JSON, not an object, a string, a boolean,
@@ -16,8 +19,9 @@
 #include "config/config.h"
 
 struct metrics_value {
-	char	*name;
-	double	 value;
+	char		*name;
+	double		 value;
+	unsigned	 index;		/* element of an array; 0 for a number */
 };
 
 /* Owns its names; metrics_release() frees them. */
@@ -30,6 +34,7 @@ void	metrics_init(struct metrics *m);
 void	metrics_release(struct metrics *m);
 /* Deep copy of src into dst (dst is initialised by the call). */
 void	metrics_copy(struct metrics *dst, const struct metrics *src);
+/* The first sample of name (index 0), or NULL. */
 const struct metrics_value *metrics_find(const struct metrics *m,
 	    const char *name);
 

@@ -1,3 +1,7 @@
+/*
+ * The host pool: leases, health and probes.
+ */
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -24,6 +28,8 @@ struct pool {
 	uv_timer_t		 health;
 	pool_avail_cb		*avail;
 	void			*avail_arg;
+	pool_change_cb		*change;
+	void			*change_arg;
 };
 
 const struct name_value pool_health_words[] = {
@@ -31,6 +37,7 @@ const struct name_value pool_health_words[] = {
 	{ "down", POOL_DOWN },
 	{ "quarantined", POOL_QUARANTINED },
 	{ "draining", POOL_DRAINING },
+	{ "unknown", POOL_UNKNOWN },
 	{ NULL, 0 },
 };
 
@@ -39,6 +46,26 @@ const char *
 pool_health_name(enum pool_health h)
 {
 	return name_of(pool_health_words, (int)h);
+}
+
+/* Hosts not yet contacted are leased too: the lease's connect probes. */
+bool
+pool_usable(enum pool_health h)
+{
+	return h == POOL_UP || h == POOL_UNKNOWN;
+}
+
+/* Lets the daemon persist what a restart must remember. */
+static void
+pool_changed(struct pool_host *h)
+{
+	struct pool *p = h->pool;
+	struct pool_host_info info;
+
+	if (p->change == NULL)
+		return;
+	pool_info(p, (size_t)(h - p->hosts), &info);
+	p->change(p->change_arg, &info);
 }
 
 /* Lets the scheduler place waiting work. */
@@ -58,15 +85,23 @@ pool_on_probe(void *arg, int rc, const struct bd_error *err)
 	h->probing = false;
 	if (rc != 0) {
 		snprintf(h->last_error, sizeof(h->last_error), "%s", err->msg);
+		if (h->health == POOL_UNKNOWN) {
+			h->health = POOL_DOWN;
+			pool_changed(h);
+		}
 		return;
 	}
-	if (h->health == POOL_DOWN) {
+	if (h->health == POOL_DOWN || h->health == POOL_UNKNOWN) {
 		h->health = POOL_UP;
+		pool_changed(h);
 		pool_tell(h->pool);
 	}
 }
 
-/* DOWN hosts are tried again now and then; one answer brings them back. */
+/*
+ * DOWN hosts are tried again now and then; one answer brings them back.
+ * Hosts never contacted are tried too, so that their state is known.
+ */
 static void
 pool_on_health(uv_timer_t *t)
 {
@@ -76,14 +111,15 @@ pool_on_health(uv_timer_t *t)
 	for (i = 0; i < p->n; i++) {
 		struct pool_host *h = &p->hosts[i];
 
-		if (h->health != POOL_DOWN || h->leased || h->probing)
+		if ((h->health != POOL_DOWN && h->health != POOL_UNKNOWN) ||
+		    h->leased || h->probing)
 			continue;
 		h->probing = true;
 		ssh_connect(h->conn, &h->waiter, 0, pool_on_probe, h);
 	}
 }
 
-/* Copies the hosts and makes one connection each; none connects yet. */
+/* Copies the hosts and makes one connection each, and probes them all. */
 int
 pool_new(uv_loop_t *loop, const struct config_host *hosts, size_t n,
     uint64_t health_ms, struct pool **out, struct bd_error *err)
@@ -98,6 +134,7 @@ pool_new(uv_loop_t *loop, const struct config_host *hosts, size_t n,
 		struct pool_host *h = &p->hosts[i];
 
 		h->pool = p;
+		h->health = POOL_UNKNOWN;
 		config_host_copy(&h->cfg, &hosts[i]);
 		if ((rc = ssh_conn_new(loop, &h->cfg, &h->conn)) != 0) {
 			p->n = i;
@@ -113,6 +150,7 @@ pool_new(uv_loop_t *loop, const struct config_host *hosts, size_t n,
 	health_ms = health_ms ? health_ms : POOL_HEALTH_MS;
 	uv_timer_start(&p->health, pool_on_health, health_ms, health_ms);
 	uv_unref((uv_handle_t *)&p->health);
+	pool_on_health(&p->health);	/* first contact: every host, now */
 	*out = p;
 	return 0;
 }
@@ -149,6 +187,30 @@ pool_set_avail_cb(struct pool *p, pool_avail_cb *cb, void *arg)
 {
 	p->avail = cb;
 	p->avail_arg = arg;
+}
+
+/* One listener: the daemon, which writes health through to the store. */
+void
+pool_set_change_cb(struct pool *p, pool_change_cb *cb, void *arg)
+{
+	p->change = cb;
+	p->change_arg = arg;
+}
+
+/* A drain or a quarantine outlives a restart; nothing else is trusted. */
+int
+pool_restore(struct pool *p, const char *name, enum pool_health health,
+    unsigned failures)
+{
+	struct pool_host *h = pool_find(p, name);
+
+	if (h == NULL)
+		return -ENOENT;
+	if (health == POOL_DRAINING || health == POOL_QUARANTINED) {
+		h->health = health;
+		h->failures = failures;
+	}
+	return 0;
 }
 
 /* The loop the pool runs on, for modules that need timers. */
@@ -227,7 +289,7 @@ pool_lease(struct pool *p, const char *group, unsigned roles,
 		    h->health == POOL_DRAINING)
 			continue;
 		could = true;
-		if (h->health != POOL_UP || h->leased)
+		if (!pool_usable(h->health) || h->leased)
 			continue;
 		h->leased = true;
 		*out = h;
@@ -252,11 +314,15 @@ pool_release(struct pool *p, struct pool_host *h, enum step_outcome o,
 		    h->failures >= h->cfg.quarantine_after) {
 			if (h->health != POOL_DRAINING)
 				h->health = POOL_QUARANTINED;
-		} else if (h->health == POOL_UP && !ssh_is_ready(h->conn))
+		} else if (pool_usable(h->health) && !ssh_is_ready(h->conn))
 			h->health = POOL_DOWN;
+		pool_changed(h);
 	} else if (o == STEP_OK || o == STEP_FAILED) {
 		h->failures = 0;
 		h->last_error[0] = '\0';
+		if (h->health == POOL_UNKNOWN)
+			h->health = POOL_UP;
+		pool_changed(h);
 	}
 	pool_tell(p);
 }
@@ -270,6 +336,7 @@ pool_drain(struct pool *p, const char *name)
 	if (h == NULL)
 		return -ENOENT;
 	h->health = POOL_DRAINING;
+	pool_changed(h);
 	return 0;
 }
 
@@ -283,6 +350,7 @@ pool_undrain(struct pool *p, const char *name)
 		return -ENOENT;
 	h->failures = 0;
 	h->health = POOL_DOWN;	/* the next health probe brings it up */
+	pool_changed(h);
 	pool_on_health(&p->health);
 	return 0;
 }

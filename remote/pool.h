@@ -2,7 +2,9 @@
  * The fleet: one entry per configured host with its SSH connection, its
  * group and roles, its lease and its health.
  *
- * Health: UP hosts can be leased.  An infrastructure failure (connection
+ * Health: a host is UNKNOWN until first contact: the pool probes every
+ * host when it starts, and a lease or a probe decides UP or DOWN.  UP and
+ * UNKNOWN hosts can be leased.  An infrastructure failure (connection
  * refused or lost, boot timeout, hung command) counts against the host;
  * after quarantine_after of them in a row it is QUARANTINED until an
  * operator undrains it, otherwise it is DOWN until a health probe connects
@@ -32,6 +34,7 @@ enum pool_health {
 	POOL_DOWN,
 	POOL_QUARANTINED,
 	POOL_DRAINING,
+	POOL_UNKNOWN,
 };
 
 struct pool;
@@ -49,6 +52,8 @@ struct pool_host_info {
 
 /* Told when a host may have become available (released, back up). */
 typedef void pool_avail_cb(void *arg);
+/* Told when a host's health or failure count changed (to persist it). */
+typedef void pool_change_cb(void *arg, const struct pool_host_info *info);
 
 /*
  * Makes a pool of the n hosts (copied).  health_ms is how often DOWN
@@ -59,14 +64,26 @@ int	 pool_new(uv_loop_t *loop, const struct config_host *hosts, size_t n,
 /* Closes every connection; run the loop afterwards to let them go. */
 void	 pool_free(struct pool *p);
 void	 pool_set_avail_cb(struct pool *p, pool_avail_cb *cb, void *arg);
+void	 pool_set_change_cb(struct pool *p, pool_change_cb *cb, void *arg);
+/*
+ * Puts back what an operator or a failure streak decided before a restart:
+ * DRAINING and QUARANTINED stay; other states start UNKNOWN again.
+ * -ENOENT for a host the pool does not have.
+ */
+int	 pool_restore(struct pool *p, const char *name, enum pool_health h,
+	    unsigned failures);
 
 uv_loop_t *pool_loop(const struct pool *p);
 struct pool_host *pool_find(struct pool *p, const char *name);
 size_t	 pool_count(const struct pool *p);
 void	 pool_info(const struct pool *p, size_t i, struct pool_host_info *out);
-/* The words of enum pool_health, the only list of host health words. */
+/*
+ * The words of enum pool_health, the only list of host health words.
+ * pool_usable says whether a host in that state may be leased.
+ */
 extern const struct name_value pool_health_words[];
 const char *pool_health_name(enum pool_health h);
+bool	 pool_usable(enum pool_health h);
 
 /*
  * Leases a free UP host of group that has every role bit in roles and is

@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "common/xmalloc.h"
+#include "common/names.h"
 #include "store/store_int.h"
 
 struct store_run_each {
@@ -157,7 +158,8 @@ store_run_check_result(int64_t id, const struct store_run_result *res,
 
 	if (res->state != STORE_RUN_DONE &&
 	    res->state != STORE_RUN_FAILED_INFRA &&
-	    res->state != STORE_RUN_SKIPPED)
+	    res->state != STORE_RUN_SKIPPED &&
+	    res->state != STORE_RUN_CANCELLED)
 		return bd_error_set(err, -EINVAL, "store: run %lld cannot end "
 		    "as %s", (long long)id, store_run_state_name(res->state));
 	if (n > 0 && res->state != STORE_RUN_DONE)
@@ -168,6 +170,10 @@ store_run_check_result(int64_t id, const struct store_run_result *res,
 		if (m[i].name == NULL || m[i].name[0] == '\0')
 			return bd_error_set(err, -EINVAL, "store: run %lld: "
 			    "sample %zu has no metric name", (long long)id, i);
+		if (!bd_metric_name_valid(m[i].name))
+			return bd_error_set(err, -EINVAL, "store: run %lld: "
+			    "sample %zu has an invalid metric name",
+			    (long long)id, i);
 		if (!isfinite(m[i].value))
 			return bd_error_set(err, -EINVAL, "store: run %lld: "
 			    "metric %s is not a finite number", (long long)id,
@@ -214,11 +220,12 @@ store_run_finish(struct store *s, int64_t id,
 		sqlite3_bind_int64(st, 1, id);
 		store_bind_text(st, 2, m[i].name);
 		sqlite3_bind_double(st, 3, m[i].value);
+		sqlite3_bind_int64(st, 4, m[i].index);
 		if ((error = store_exec(s, st, err, "store sample")) != 0) {
 			if (error == -EEXIST)
 				bd_error_set(err, error, "store: run %lld has "
-				    "metric %s twice", (long long)id,
-				    m[i].name);
+				    "metric %s [%u] twice", (long long)id,
+				    m[i].name, m[i].index);
 			goto out;
 		}
 	}

@@ -26,6 +26,7 @@ store_sample_row(void *arg, sqlite3_stmt *st)
 	sm.value = sqlite3_column_double(st, 4);
 	sm.attempt = sqlite3_column_int(st, 5);
 	sm.seq = sqlite3_column_int64(st, 6);
+	sm.index = (unsigned)sqlite3_column_int64(st, 7);
 	return e->cb(e->arg, &sm);
 }
 

@@ -133,9 +133,29 @@ static const char store_schema_v2[] =
 "  CHECK ((change = 'disappeared') = (new_id IS NULL))"
 ") STRICT;";
 
+/*
+ * Version 3: a run may hold several samples of one metric (LKP's results
+ * give one value per iteration), numbered by idx; metric names are at
+ * most 255 bytes.  The table is rebuilt with its rowids, which keep the
+ * order samples were stored in.
+ */
+static const char store_schema_v3[] =
+"CREATE TABLE samples_v3 ("
+"  run INTEGER NOT NULL REFERENCES runs (id),"
+"  metric TEXT NOT NULL CHECK (metric <> '' AND length(metric) <= 255),"
+"  idx INTEGER NOT NULL DEFAULT 0 CHECK (idx >= 0),"
+"  value REAL NOT NULL,"
+"  UNIQUE (run, metric, idx)"
+") STRICT;"
+"INSERT INTO samples_v3 (rowid, run, metric, idx, value)"
+"  SELECT rowid, run, metric, 0, value FROM samples;"
+"DROP TABLE samples;"
+"ALTER TABLE samples_v3 RENAME TO samples;";
+
 const struct store_migration store_migrations[] = {
 	{ 1, store_schema_v1 },
 	{ 2, store_schema_v2 },
+	{ 3, store_schema_v3 },
 };
 const size_t store_nmigrations =
     sizeof(store_migrations) / sizeof(store_migrations[0]);
@@ -246,10 +266,11 @@ const char *const store_sql[STMT_COUNT] = {
 	    " ORDER BY seq IS NULL, seq, id",
 
 	[STMT_SAMPLE_ADD] =
-	    "INSERT INTO samples (run, metric, value) VALUES (?1, ?2, ?3)",
+	    "INSERT INTO samples (run, metric, idx, value)"
+	    " VALUES (?1, ?2, ?4, ?3)",
 	[STMT_SAMPLE_LIST] =
 	    "SELECT samples.run, runs.rev, runs.host, samples.metric,"
-	    " samples.value, runs.attempt, runs.seq"
+	    " samples.value, runs.attempt, runs.seq, samples.idx"
 	    " FROM samples JOIN runs ON runs.id = samples.run"
 	    " WHERE runs.bisection = ?1 AND (?2 IS NULL OR runs.rev = ?2)"
 	    " ORDER BY runs.seq, samples.rowid",

@@ -256,8 +256,9 @@ struct store_run_result {
 
 /* One measured value of a run. */
 struct store_metric {
-	const char	*name;
+	const char	*name;		/* bd_metric_name_valid */
 	double		 value;		/* finite */
+	unsigned	 index;		/* which of the run's values of name */
 };
 
 struct store_sample {
@@ -268,6 +269,7 @@ struct store_sample {
 	double		 value;
 	int		 attempt;
 	int64_t		 seq;		/* the run's finish order */
+	unsigned	 index;		/* which of the run's values of metric */
 };
 
 typedef int (*store_run_cb)(void *arg, const struct store_run *r);

@@ -529,3 +529,13 @@ graph_oracle_sha(const char *rev, char *hex)
 	free(out);
 }
 
+/* Whether git's next step skips the merge-base check. */
+int
+graph_oracle_ancestors_ok(void)
+{
+	char path[4096];
+
+	snprintf(path, sizeof(path), "%s/BISECT_ANCESTORS_OK",
+	    graph_oracle.clone);
+	return access(path, F_OK) == 0;
+}

@@ -107,6 +107,7 @@ void	 graph_oracle_next_tags(struct commits *t);
 void	 graph_oracle_make_clone(void);
 char	*graph_oracle_git_bisect_start(struct revs *rv, int *st);
 void	 graph_oracle_git_bisect_reset(void);
+int	 graph_oracle_ancestors_ok(void);
 void	 graph_oracle_parse_git_step(char *out, int status, struct step *s);
 void	 graph_oracle_session_step(struct repo_next_session *gs,
 	    struct revs *rv, unsigned flags, struct step *s);

@@ -171,17 +171,6 @@ OTEST(git_rev_list_linear_and_skewed_next)
 	rev_list_rounds(40);
 }
 
-/* Whether git's next step skips the merge-base check. */
-static int
-ancestors_ok(void)
-{
-	char path[4096];
-
-	snprintf(path, sizeof(path), "%s/BISECT_ANCESTORS_OK",
-	    graph_oracle.clone);
-	return access(path, F_OK) == 0;
-}
-
 /* Skips: a few, half, all but bad, all, or one outside the range. */
 static void
 pick_skips(struct revs *rv, const struct commits *all)
@@ -274,7 +263,7 @@ bisect_skip_rounds(int rounds, int with_tags)
 		graph_oracle_av_add(&a, "skip");
 		for (i = 0; i < rv.nskip; i++)
 			graph_oracle_av_add(&a, "%s", rv.skip[i]);
-		ok = ancestors_ok();
+		ok = graph_oracle_ancestors_ok();
 		graph_oracle_our_step(&rv, ok ? REPO_GRAPH_ANCESTORS_OK : 0,
 		    &os);
 		out = graph_oracle_run_out(&a, &st);

@@ -89,6 +89,7 @@ Test(remote_link, host_key_checks)
 	cr_assert_eq(try_connect(&h, msg, sizeof(msg)), 0, "%s", msg);
 	line = tst_read_file(kh);
 	cr_assert_not_null(line);
+	free(other);
 	xasprintf(&other, "[127.0.0.1]:%d ssh-ed25519 ", rtest_srv[0].port);
 	cr_assert(strncmp(line, other, strlen(other)) == 0, "%s", line);
 	h.host_key = CONFIG_HOST_KEY_STRICT;
@@ -96,6 +97,101 @@ Test(remote_link, host_key_checks)
 	free(line);
 	free(other);
 	free(otherpub);
+	free(kh);
+}
+
+/*
+ * A known_hosts file that records this host with a key of another type
+ * only: OpenSSH calls that a changed key, and so must accept-new.  The
+ * strict message never suggests accept-new for it.
+ */
+Test(remote_link, a_key_of_another_type_is_a_changed_key)
+{
+	struct config_host h;
+	char msg[BD_ERROR_MAX], *key, *pub, *kh, *before, *after;
+
+	cr_assert_eq(sshd_start(&rtest_srv[0], "keytype"), 0);
+	sshd_host(&rtest_srv[0], &h, "h0", NULL);
+	key = rtest_path_in(rtest_tmp, "ecdsa_key");
+	xasprintf(&pub, "%s.pub", key);
+	cr_assert_eq(tst_run((char *[]){ "ssh-keygen", "-q", "-t", "ecdsa",
+	    "-N", "", "-f", key, NULL }), 0);
+	kh = rtest_path_in(rtest_tmp, "ecdsa_known_hosts");
+	cr_assert_eq(sshd_write_known_hosts(&rtest_srv[0], kh, pub), 0);
+	before = tst_read_file(kh);
+	h.known_hosts = kh;
+
+	h.host_key = CONFIG_HOST_KEY_STRICT;
+	cr_assert_eq(try_connect(&h, msg, sizeof(msg)), -EPERM);
+	cr_assert_not_null(strstr(msg, "has changed"), "%s", msg);
+	cr_assert_null(strstr(msg, "accept-new"), "%s", msg);
+
+	h.host_key = CONFIG_HOST_KEY_ACCEPT_NEW;
+	cr_assert_eq(try_connect(&h, msg, sizeof(msg)), -EPERM, "accepted");
+	cr_assert_not_null(strstr(msg, "has changed"), "%s", msg);
+	after = tst_read_file(kh);
+	cr_assert_str_eq(after, before, "accept-new wrote the file");
+	free(after);
+	free(before);
+	free(kh);
+	free(pub);
+	free(key);
+}
+
+/*
+ * accept-new appending to a file whose last line has no newline starts a
+ * new line: both entries stay readable, and a later changed key for the
+ * host is still refused.
+ */
+Test(remote_link, accept_new_appends_after_an_unfinished_line)
+{
+	struct config_host h;
+	char msg[BD_ERROR_MAX], type[64], key[512], *other, *otherpub, *kh,
+	    *text, *first, *nl, *want, *dst;
+
+	cr_assert_eq(sshd_start(&rtest_srv[0], "nonl"), 0);
+	sshd_host(&rtest_srv[0], &h, "h0", NULL);
+	other = sshd_keygen(&rtest_srv[0], "neighbour", NULL, 0);
+	xasprintf(&otherpub, "%s.pub", other);
+	text = tst_read_file(otherpub);
+	cr_assert_not_null(text);
+	cr_assert_eq(sscanf(text, "%63s %511s", type, key), 2);
+	free(text);
+	/* Another host's entry, the file's last line, no final newline. */
+	xasprintf(&first, "[127.0.0.1]:1 %s %s", type, key);
+	kh = tst_write_file(rtest_tmp, "nonl_known_hosts", first);
+	h.known_hosts = kh;
+	h.host_key = CONFIG_HOST_KEY_ACCEPT_NEW;
+	cr_assert_eq(try_connect(&h, msg, sizeof(msg)), 0, "%s", msg);
+
+	text = tst_read_file(kh);
+	cr_assert_not_null(text);
+	nl = strchr(text, '\n');
+	cr_assert_not_null(nl, "%s", text);
+	cr_assert_eq((size_t)(nl - text), strlen(first), "%s", text);
+	cr_assert(strncmp(text, first, strlen(first)) == 0, "%s", text);
+	xasprintf(&want, "[127.0.0.1]:%d ssh-ed25519 ", rtest_srv[0].port);
+	cr_assert(strncmp(nl + 1, want, strlen(want)) == 0, "%s", text);
+	free(text);
+
+	/* The recorded key is trusted in strict mode... */
+	h.host_key = CONFIG_HOST_KEY_STRICT;
+	cr_assert_eq(try_connect(&h, msg, sizeof(msg)), 0, "%s", msg);
+	/* ...and the host reinstalled with another key is refused. */
+	sshd_stop(&rtest_srv[0]);
+	xasprintf(&dst, "%s/host_key", rtest_srv[0].dir);
+	cr_assert_eq(tst_run((char *[]){ "cp", other, dst, NULL }), 0);
+	cr_assert_eq(tst_run((char *[]){ "cp", otherpub,
+	    rtest_srv[0].host_pub, NULL }), 0);
+	cr_assert_eq(sshd_restart(&rtest_srv[0]), 0);
+	h.host_key = CONFIG_HOST_KEY_ACCEPT_NEW;
+	cr_assert_eq(try_connect(&h, msg, sizeof(msg)), -EPERM, "accepted");
+	cr_assert_not_null(strstr(msg, "does not match"), "%s", msg);
+	free(dst);
+	free(want);
+	free(first);
+	free(otherpub);
+	free(other);
 	free(kh);
 }
 

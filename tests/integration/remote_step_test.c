@@ -150,7 +150,7 @@ Test(remote_step, step_rejects_bad_results)
 		{ "true", NULL, "output is empty" },
 		{ "echo '{\"n\": 1}'", NULL, "no value for metric" },
 		{ "echo '{\"score\": 3}' > r.json", "{workdir}/r.json", NULL },
-		{ "echo '{\"score\": [3]}' > r.json", "{workdir}/r.json",
+		{ "echo '{\"score\": [[3]]}' > r.json", "{workdir}/r.json",
 		    "not a number" },
 		{ "true", "{workdir}/missing.json", "no such file" },
 	};
@@ -481,6 +481,11 @@ Test(remote_step, pool_leases_and_health)
 	hosts[0].quarantine_after = 2;
 	hosts[1].roles = CONFIG_ROLE_TEST;
 	cr_assert_eq(pool_new(&rtest_loop, hosts, 3, 0, &p, &err), 0);
+	/* Not contacted yet: unknown, and leasable (the lease connects). */
+	pool_info(p, 2, &info);
+	cr_assert_eq(info.health, POOL_UNKNOWN, "%s",
+	    pool_health_name(info.health));
+	cr_assert_str_eq(pool_health_name(info.health), "unknown");
 	cr_assert_eq(pool_lease(p, "a", CONFIG_ROLE_BUILD | CONFIG_ROLE_TEST,
 	    NULL, 0, &a), 0);
 	cr_assert_str_eq(pool_host_config(a)->name, "a1");

@@ -116,6 +116,7 @@ Test(service, finds_planted_culprit_and_reports_it)
 	b = svc_wait(id);
 	svc_assert_culprit(b);
 	json_decref(b);
+	svc_assert_ended_quietly();
 	n = svc_assert_samples_consistent(id);
 	cr_assert_gt(n, 6);
 	r = svc_req("{\"cmd\":\"log\",\"bisection\":%lld}", (long long)id);
@@ -288,6 +289,7 @@ Test(service, two_bisections_share_one_group)
 	svc_assert_culprit(b2);
 	json_decref(b1);
 	json_decref(b2);
+	svc_assert_ended_quietly();
 }
 
 Test(service, bad_requests_change_nothing)
@@ -320,6 +322,10 @@ Test(service, bad_requests_change_nothing)
 		{ "{\"cmd\":\"status\",\"bisection\":999}", "not-found" },
 		{ "{\"cmd\":\"drain\",\"host\":\"nohost\"}", "not-found" },
 	};
+	static const char *const regex_revs[][2] = {
+		{ ":/c1", "HEAD" }, { "HEAD~1", "HEAD^{/c}" },
+		{ "HEAD@{1}", "HEAD" }, { "HEAD~3", "HEAD~1..HEAD" },
+	};
 	json_t *r;
 	size_t i;
 
@@ -330,6 +336,19 @@ Test(service, bad_requests_change_nothing)
 		    cases[i].req);
 		cr_assert_str_eq(tst_daemon_error_code(r), cases[i].code,
 		    "%s", cases[i].req);
+		json_decref(r);
+	}
+	/* History searches and reflogs never reach libgit2's parser. */
+	for (i = 0; i < sizeof(regex_revs) / sizeof(regex_revs[0]); i++) {
+		r = svc_req("{\"cmd\":\"bisect\",\"good\":[\"%s\"],"
+		    "\"bad\":\"%s\",\"benchmark\":\"spin\",\"metric\":"
+		    "\"ops_per_sec\",\"group\":\"lab\"}", regex_revs[i][0],
+		    regex_revs[i][1]);
+		cr_assert_str_eq(tst_daemon_error_code(r), "invalid-argument",
+		    "%s %s", regex_revs[i][0], regex_revs[i][1]);
+		cr_assert_not_null(strstr(json_string_value(json_object_get(
+		    json_object_get(r, "error"), "message")), "ref names, full "
+		    "or abbreviated hex ids"));
 		json_decref(r);
 	}
 	r = svc_req("{\"cmd\":\"list\"}");

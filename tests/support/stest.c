@@ -102,7 +102,7 @@ stest_add_done_run(struct store *s, int64_t bis, const char *commit,
     double v)
 {
 	struct store_metric m[2] = {
-		{ "throughput", v }, { "latency", 2 * v },
+		{ "throughput", v, 0 }, { "latency", 2 * v, 0 },
 	};
 	struct store_run_result res = {
 		.state = STORE_RUN_DONE, .has_exit = 1,

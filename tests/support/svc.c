@@ -323,3 +323,34 @@ svc_wait_quiet(int64_t id)
 	}
 	cr_assert_fail("runs of %lld still in flight", (long long)id);
 }
+
+/*
+ * Waits until no host works for any bisection any more (every job of an
+ * ended bisection has ended), then checks that the end logged no store
+ * refusal: runs cancelled by a verdict are not finished a second time.
+ */
+void
+svc_assert_ended_quietly(void)
+{
+	json_t *r, *h;
+	char *log;
+	size_t i;
+	int busy = 1, tries;
+
+	for (tries = 0; busy && tries < SVC_WAIT_MS / 20; tries++) {
+		r = svc_req("{\"cmd\":\"hosts\"}");
+		busy = 0;
+		json_array_foreach(json_object_get(r, "hosts"), i, h)
+			if (!json_is_null(json_object_get(h, "current")))
+				busy = 1;
+		json_decref(r);
+		if (busy)
+			usleep(20000);
+	}
+	cr_assert_not(busy, "hosts still work for ended bisections");
+	log = tst_read_file(svc.td.log);
+	cr_assert_not_null(log);
+	cr_assert_null(strstr(log, "cannot end as"), "%s", log);
+	cr_assert_null(strstr(log, ": store: run "), "%s", log);
+	free(log);
+}

@@ -51,5 +51,7 @@ void	 svc_wait_quiet(int64_t id);
 void	 svc_assert_culprit(json_t *b);
 size_t	 svc_assert_samples_consistent(int64_t id);
 void	 svc_assert_hook_ran(void);
+/* Once every job has ended: no store refusal was logged at the end. */
+void	 svc_assert_ended_quietly(void);
 
 #endif

@@ -60,7 +60,7 @@ Test(remote, metrics_rules)
 		{ "{\"score\": \"fast\"}", "not a number (JSON string)" },
 		{ "{\"score\": true}", "not a number (JSON boolean)" },
 		{ "{\"score\": null}", "not a number (JSON null)" },
-		{ "{\"score\": [1]}", "not a number (JSON array)" },
+		{ "{\"score\": [[1]]}", "not a number (JSON array)" },
 		{ "{\"score\": 1, \"score\": 2}", "not valid JSON" },
 		{ "{score: 1}", "not valid JSON" },
 		{ "[1, 2]", "not an object" },

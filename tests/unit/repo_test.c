@@ -11,6 +11,7 @@
 #include "bisect/graph.h"
 #include "common/xmalloc.h"
 #include "repo/graph.h"
+#include "repo/rev.h"
 #include "tests/support/tst.h"
 
 TestSuite(repo, .fini = tst_leak_check);
@@ -63,4 +64,39 @@ Test(repo, graph_find_and_oid_use_libgit2_ids)
 	    "1111111111111111111111111111111111111111"), 0);
 	cr_assert_eq(repo_graph_find(&g, &a), -1);
 	graph_release(&g);
+}
+
+/* The forms a request may use for good and bad. */
+static const char *const rev_accepted[] = {
+	"main", "HEAD", "v6.1-rc3", "next-20240101", "origin/main",
+	"refs/tags/v6.1", "e83c516", "e83c5163316f89bfbde7d9ab23ca2e25604af290",
+	"main~3", "main^", "main^2", "v6.1~10^2~1", "e83c516^^~",
+};
+
+/* History searches, reflogs, peels, ranges, paths: all refused. */
+static const char *const rev_refused[] = {
+	":/fix", ":/", "main^{/regex}", "main^{tree}", "main^{}", "main@{1}",
+	"@{-1}", "main@{yesterday}", "@{u}", "a..b", "a...b", "main^!",
+	"main^@", "main^-1", "main:README", ":0:README", "", "ma in", "main~x",
+	"main^{commit}", "-", "main~1:/x",
+};
+
+Test(repo, revisions_take_only_names_ids_and_ancestry_suffixes)
+{
+	struct bd_error err;
+	size_t i;
+
+	git_libgit2_init();
+	for (i = 0; i < sizeof(rev_accepted) / sizeof(rev_accepted[0]); i++)
+		cr_assert_eq(repo_rev_check(rev_accepted[i], &err), 0,
+		    "%s: %s", rev_accepted[i], err.msg);
+	for (i = 0; i < sizeof(rev_refused) / sizeof(rev_refused[0]); i++) {
+		bd_error_clear(&err);
+		cr_assert_eq(repo_rev_check(rev_refused[i], &err), -EINVAL,
+		    "'%s' accepted", rev_refused[i]);
+		cr_assert_not_null(strstr(err.msg, "ref names, full or "
+		    "abbreviated hex ids"), "%s", err.msg);
+		cr_assert_not_null(strstr(err.msg, "~N or ^N"), "%s", err.msg);
+	}
+	git_libgit2_shutdown();
 }

@@ -26,7 +26,8 @@ TestSuite(store_backup, .init = stest_setup, .fini = stest_teardown);
 static void
 backup_writer(int64_t bis)
 {
-	struct store_metric m[2] = { { "throughput", 1 }, { "latency", 2 } };
+	struct store_metric m[2] = { { "throughput", 1, 0 },
+	    { "latency", 2, 0 } };
 	struct store_run_result res = { .state = STORE_RUN_DONE, .has_exit = 1 };
 	struct store *s;
 	struct bd_error err;

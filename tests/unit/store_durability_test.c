@@ -106,7 +106,7 @@ Test(store_durability, reopen_keeps_data)
 static void
 writer(int64_t bis, int nruns, int ackfd)
 {
-	struct store_metric m[2] = { { "a", 1 }, { "b", 2 } };
+	struct store_metric m[2] = { { "a", 1, 0 }, { "b", 2, 0 } };
 	struct store_run_result res = { .state = STORE_RUN_DONE };
 	struct store *s;
 	int64_t id;

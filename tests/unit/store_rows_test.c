@@ -22,7 +22,7 @@ TestSuite(store_rows, .init = stest_setup, .fini = stest_teardown);
 
 Test(store_rows, foreign_keys_enforced)
 {
-	struct store_metric m = { "throughput", 1 };
+	struct store_metric m = { "throughput", 1, 0 };
 	struct store_run_result res = { .state = STORE_RUN_DONE };
 	struct bd_error err;
 	int64_t id = 0, bis;
@@ -45,7 +45,8 @@ Test(store_rows, foreign_keys_enforced)
 
 Test(store_rows, duplicate_sample_stores_nothing)
 {
-	struct store_metric dup[3] = { { "a", 1 }, { "b", 2 }, { "a", 3 } };
+	struct store_metric dup[3] = { { "a", 1, 0 }, { "b", 2, 0 },
+	    { "a", 3, 0 } };
 	struct store_run_result res = { .state = STORE_RUN_DONE };
 	struct store_run r;
 	struct bd_error err;
@@ -76,7 +77,7 @@ Test(store_rows, duplicate_sample_stores_nothing)
 
 Test(store_rows, run_life_cycle_refuses_bad_steps)
 {
-	struct store_metric m = { "a", NAN };
+	struct store_metric m = { "a", NAN, 0 };
 	struct store_run_result done = { .state = STORE_RUN_DONE,
 	    .has_exit = 1, .exit_status = 0, .log_path = "/l/1",
 	    .timings = "{\"build\":12.5,\"run\":3}" };
@@ -97,7 +98,7 @@ Test(store_rows, run_life_cycle_refuses_bad_steps)
 	cr_assert_eq(store_run_finish(stest_db, id, &done, &m, 1, &err),
 	    -EINVAL);
 	cr_assert_eq(store_run_finish(stest_db, id, &skip,
-	    &(struct store_metric){ "a", 1 }, 1, &err), -EINVAL);
+	    &(struct store_metric){ "a", 1, 0 }, 1, &err), -EINVAL);
 	done.timings = "{not json";
 	cr_assert_eq(store_run_finish(stest_db, id, &done, NULL, 0, &err),
 	    -EINVAL);
@@ -311,7 +312,7 @@ Test(store_rows, bisection_dedup_and_verdict)
 
 Test(store_rows, samples_in_finish_order_and_by_commit)
 {
-	struct store_metric m = { "throughput", 0 };
+	struct store_metric m = { "throughput", 0, 0 };
 	struct store_run_result res = { .state = STORE_RUN_DONE };
 	struct stest_collect all = { .metric = "throughput" };
 	struct stest_collect one = { .metric = "throughput" };
