@@ -26,7 +26,9 @@ svc_fini(void)
 		tst_daemon_release(&svc.td);
 	for (i = 0; i < svc.nhosts; i++)
 		sshd_cleanup(&svc.host[i]);
-	tst_rmrf(svc.dir);
+	/* BISECTD_TEST_KEEP=1 keeps the fixture for a look after a failure. */
+	if (getenv("BISECTD_TEST_KEEP") == NULL)
+		tst_rmrf(svc.dir);
 	free(svc.dir);
 	free(svc.repo);
 	memset(&svc, 0, sizeof(svc));
