@@ -7,6 +7,7 @@
 #include "config/config.h"
 #include "daemon/bisection.h"
 #include "daemon/sched.h"
+#include "daemon/verify.h"
 #include "repo/graph.h"
 #include "repo/rev.h"
 
@@ -92,6 +93,7 @@ bisection_free(struct bisection *b)
 	if (b->engine_ready)
 		engine_release(&b->e);
 	graph_release(&b->g);
+	verify_free(b->verify);
 	free(b->goods);
 	free(b->repo_path);
 	store_bisection_release(&b->rec);

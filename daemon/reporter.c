@@ -9,6 +9,7 @@
 #include "daemon/hook.h"
 #include "common/log.h"
 #include "daemon/reporter.h"
+#include "daemon/verify.h"
 #include "store/store.h"
 
 /* Everything the input points to, so one release frees it. */
@@ -292,7 +293,9 @@ reporter_gather(struct store *st, const struct config *cfg,
 	in->target_confidence = b->confidence;
 	in->max_samples = b->max_samples;
 	in->first_parent = b->first_parent;
-	in->total_samples = rd->nsamples;
+	/* The verification's runs count in the cost and are shown apart. */
+	in->total_samples = rd->nsamples + verify_runs(b);
+	in->verification = verify_report(b);
 	in->machine_seconds = rd->machine_s;
 	in->base.sha = rd->base_sha ? rd->base_sha : b->rec.good[0];
 	in->base.values = rd->base;

@@ -35,7 +35,7 @@ struct store;
 
 /*
  * Where the scheduler's events go (probe-started, probe-finished, sample,
- * skip, bisection, verdict, done): kind names the event and fields (stolen
+ * skip, bisection, verifying, verdict, done): kind names the event and fields (stolen
  * by emit, never NULL) says which bisection, run and commit.  emit may be
  * NULL: the events are dropped.
  */
