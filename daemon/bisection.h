@@ -69,6 +69,7 @@ struct bisection {
 	unsigned		 max_samples;
 	int			 first_parent;
 	int			 priority;
+	int64_t			 parent_id;	/* bisects a sub-range of it; 0 */
 	/* From the repository. */
 	git_oid			 bad;
 	git_oid			*goods;		/* where good samples run */

@@ -356,7 +356,8 @@ reporter_run(struct store *st, const struct config *cfg,
 		log_warnx("bisection %" PRId64 ": %s", b->id, err.msg);
 		goto out;
 	}
-	if (cfg->daemon.report_hook != NULL)
+	/* A sub-range's culprit reaches the hook in its parent's report. */
+	if (cfg->daemon.report_hook != NULL && b->parent_id == 0)
 		reporter_hook(loop, cfg->daemon.report_hook, b, text, &rd.in);
 out:
 	free(text);

@@ -76,6 +76,8 @@ struct sched_request {
 	int			 first_parent;
 	int			 priority;	/* higher runs first */
 	uid_t			 uid;		/* who asked */
+	/* Another culprit's sub-range of this bisection (verification); 0. */
+	int64_t			 parent;
 };
 
 /* Resumes the stored active bisections; *out is set even on failure. */

@@ -571,4 +571,5 @@ sched_finish(struct sched *s, struct bisection *b,
 	sched_emit(s, "done", json_pack("{s:I, s:s, s:s}", "bisection",
 	    (json_int_t)b->id, "state", "done", "verdict",
 	    store_verdict_name(v.verdict)));
+	verify_child_ended(s, b);
 }

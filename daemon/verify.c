@@ -15,51 +15,9 @@
 #include "daemon/sched.h"
 #include "daemon/sched_int.h"
 #include "daemon/verify.h"
+#include "daemon/verify_int.h"
 #include "remote/cache.h"
 #include "repo/revert.h"
-
-/* Runs at the revert: the bad side's count, within these bounds. */
-#define VERIFY_MIN_RUNS		5
-#define VERIFY_MAX_RUNS		10
-/* Submissions that may end without a result before giving up. */
-#define VERIFY_MAX_LOST		6
-/* The revert restores when it differs from bad at this level... */
-#define VERIFY_ALPHA		0.05
-/* ...and undoes at least this share of the culprit's change. */
-#define VERIFY_MIN_RESTORED	0.3
-
-enum verify_phase {
-	VERIFY_PREPARING,	/* suspect flags and the revert, on the pool */
-	VERIFY_SAMPLING,	/* runs at the revert on the fleet */
-	VERIFY_DONE,
-};
-
-struct verify {
-	struct bisection	*b;
-	enum verify_phase	 phase;
-	uv_work_t		 work;
-	/* Inputs of the work, copied on the loop. */
-	char			*repo_path;
-	char			*arch;
-	git_oid			 culprit;
-	int			 do_revert;
-	/* Outputs of the work. */
-	int			 work_rc;
-	struct bd_error		 work_err;
-	unsigned		 suspect;
-	struct repo_revert	 rv;
-	char			 parent_sha[GIT_OID_HEXSZ + 1];
-	/* Sampling. */
-	char			 revert_sha[GIT_OID_HEXSZ + 1];
-	unsigned		 want;
-	unsigned		 inflight;
-	unsigned		 lost;
-	/* What the report shows; the arrays below are owned. */
-	struct report_verification rep;
-	double			*rsamples;
-	const char		*susp[8];
-	struct report_culprit_share share;
-};
 
 /* Thread-pool side: the diff and the revert walk the object database. */
 static void
@@ -91,13 +49,6 @@ out:
 	git_repository_free(repo);
 }
 
-struct verify_values {
-	const struct bisection	*b;
-	int			 good;	/* take the good boundaries' samples */
-	double			*v;
-	size_t			 n;
-};
-
 static int
 verify_collect(void *arg, const struct store_sample *sm)
 {
@@ -113,7 +64,7 @@ verify_collect(void *arg, const struct store_sample *sm)
 }
 
 /* The headline metric's samples at sha (NULL: at the good boundaries). */
-static void
+void
 verify_values(struct sched *s, const struct bisection *b, const char *sha,
     struct verify_values *out)
 {
@@ -146,14 +97,15 @@ verify_count_run(void *arg, const struct store_run *r)
 	return 0;
 }
 
-/* Stored results at the revert, also those from before a restart. */
+/* Stored results at sha, also those from before a restart. */
 static void
-verify_count(struct sched *s, struct verify *v, struct verify_count *c)
+verify_count(struct sched *s, struct verify *v, const char *sha,
+    struct verify_count *c)
 {
 	struct bd_error err;
 
 	memset(c, 0, sizeof(*c));
-	c->sha = v->revert_sha;
+	c->sha = sha;
 	store_run_list(sched_store(s), v->b->id, (1u << STORE_RUN_DONE) |
 	    (1u << STORE_RUN_SKIPPED), verify_count_run, c, &err);
 }
@@ -233,7 +185,7 @@ verify_compare(struct sched *s, struct verify *v)
 }
 
 /* The checks are over: the verdict goes to the store and the report out. */
-static void
+void
 verify_conclude(struct sched *s, struct verify *v)
 {
 	struct engine_action a;
@@ -248,35 +200,81 @@ verify_conclude(struct sched *s, struct verify *v)
 	sched_finish(s, v->b, &a);
 }
 
+/*
+ * Submits runs at sha until want of them are done; 1 while some are still
+ * to come, 0 when there are enough or no more can be had.
+ */
+static int
+verify_runs_at(struct sched *s, struct verify *v, const char *sha,
+    struct verify_count *c)
+{
+	struct bd_error err;
+
+	verify_count(s, v, sha, c);
+	if (c->done >= v->want || (c->done == 0 && c->skipped >= 2) ||
+	    v->lost > VERIFY_MAX_LOST)
+		return 0;
+	while (c->done + v->inflight < v->want) {
+		if (sched_run_extra(s, v->b, sha, &err) < 0) {
+			log_warnx("bisection %" PRId64 ": %s", v->b->id,
+			    err.msg);
+			v->lost++;
+			return v->inflight > 0;
+		}
+		v->inflight++;
+	}
+	return 1;
+}
+
+/*
+ * Whether the culprit and bad still differ is only told with enough
+ * samples at the culprit: a bisection may have stopped with two.
+ */
+static void
+verify_topup(struct sched *s, struct verify *v)
+{
+	struct verify_count c;
+
+	if (verify_runs_at(s, v, v->b->rec.culprit, &c))
+		return;
+	if (!verify_split_start(s, v))
+		verify_conclude(s, v);
+}
+
+/* After the revert: the other culprits, if any, then the verdict. */
+static void
+verify_checked(struct sched *s, struct verify *v)
+{
+	struct verify_values cul;
+
+	verify_values(s, v->b, v->b->rec.culprit, &cul);
+	free(cul.v);
+	if (v->b->parent_id == 0 && cul.n < VERIFY_MIN_RUNS) {
+		v->phase = VERIFY_TOPUP;
+		v->want = VERIFY_MIN_RUNS;
+		v->lost = 0;
+		verify_topup(s, v);
+		return;
+	}
+	if (!verify_split_start(s, v))
+		verify_conclude(s, v);
+}
+
 /* Submits what is missing of the runs at the revert. */
 static void
 verify_sample(struct sched *s, struct verify *v)
 {
 	struct verify_count c;
-	struct bd_error err;
+	int more = verify_runs_at(s, v, v->revert_sha, &c);
 
-	verify_count(s, v, &c);
 	v->rep.revert_runs = c.done + c.skipped;
-	if (c.done >= v->want || (c.done == 0 && c.skipped >= 2) ||
-	    v->lost > VERIFY_MAX_LOST) {
-		if (c.done < 2)
-			v->rep.revert = REPORT_REVERT_UNBUILDABLE;
-		else
-			verify_compare(s, v);
-		verify_conclude(s, v);
+	if (more)
 		return;
-	}
-	while (c.done + v->inflight < v->want) {
-		if (sched_run_extra(s, v->b, v->revert_sha, &err) < 0) {
-			log_warnx("bisection %" PRId64 ": %s", v->b->id,
-			    err.msg);
-			v->lost++;
-			if (v->inflight == 0)
-				verify_conclude(s, v);
-			return;
-		}
-		v->inflight++;
-	}
+	if (c.done < 2)
+		v->rep.revert = REPORT_REVERT_UNBUILDABLE;
+	else
+		verify_compare(s, v);
+	verify_checked(s, v);
 }
 
 /* Back on the loop: sample the revert, or conclude at once. */
@@ -297,10 +295,8 @@ verify_work_done(uv_work_t *w, int status)
 	}
 	verify_suspicions(v);
 	v->rep.noop = verify_noop(s, v);
-	v->share.sha = v->b->rec.culprit;
-	v->share.share = NAN;
 	if (!v->do_revert) {
-		verify_conclude(s, v);
+		verify_checked(s, v);
 		return;
 	}
 	if (!v->rv.applied) {
@@ -311,7 +307,7 @@ verify_work_done(uv_work_t *w, int status)
 		for (i = 0; i < v->rv.nconflicts; i++)
 			log_info("bisection %" PRId64 ": the revert conflicts "
 			    "in %s", v->b->id, v->rv.conflicts[i]);
-		verify_conclude(s, v);
+		verify_checked(s, v);
 		return;
 	}
 	git_oid_tostr(v->revert_sha, sizeof(v->revert_sha), &v->rv.commit);
@@ -349,7 +345,8 @@ verify_start(struct sched *s, struct bisection *b,
 	v->b = b;
 	v->repo_path = xstrdup(cfg->repo.path);
 	v->arch = xstrdup(bc->arch ? bc->arch : "x86");
-	v->do_revert = bc->verify == CONFIG_VERIFY_REVERT;
+	/* A child bisection's culprit is checked by its parent's revert. */
+	v->do_revert = bc->verify == CONFIG_VERIFY_REVERT && b->parent_id == 0;
 	graph_oid_tostr(sha, sizeof(sha), &b->g.oids[a->culprit]);
 	git_oid_fromstr(&v->culprit, sha);
 	free((char *)b->rec.culprit);
@@ -374,12 +371,15 @@ verify_run_ended(struct bisection *b)
 {
 	struct verify *v = b->verify;
 
-	if (v == NULL || v->phase != VERIFY_SAMPLING ||
-	    b->phase != BISECTION_VERIFYING)
+	if (v == NULL || b->phase != BISECTION_VERIFYING ||
+	    (v->phase != VERIFY_SAMPLING && v->phase != VERIFY_TOPUP))
 		return;
 	if (v->inflight > 0)
 		v->inflight--;
-	verify_sample(b->s, v);
+	if (v->phase == VERIFY_TOPUP)
+		verify_topup(b->s, v);
+	else
+		verify_sample(b->s, v);
 }
 
 /* A build identical to its parent's is no culprit unless its revert says so. */
@@ -411,6 +411,8 @@ verify_runs(const struct bisection *b)
 static const char *const verify_phase_names[] = {
 	[VERIFY_PREPARING] = "preparing",
 	[VERIFY_SAMPLING] = "sampling-revert",
+	[VERIFY_TOPUP] = "sampling-culprit",
+	[VERIFY_SPLITTING] = "bisecting-sub-ranges",
 	[VERIFY_DONE] = "done",
 };
 
@@ -427,6 +429,16 @@ verify_status_json(const struct bisection *b)
 	    (json_int_t)v->want);
 	if (v->revert_sha[0] != '\0')
 		json_object_set_new(o, "revert", json_string(v->revert_sha));
+	if (v->nchild > 0) {
+		json_t *a = json_array();
+		size_t i;
+
+		for (i = 0; i < v->nchild; i++)
+			json_array_append_new(a, json_integer(v->child[i]));
+		json_object_set_new(o, "children", a);
+	}
+	json_object_set_new(o, "culprits", json_integer(
+	    (json_int_t)v->nshares));
 	if (v->phase == VERIFY_DONE)
 		json_object_set_new(o, "result", json_string(
 		    report_revert_name(v->rep.revert)));

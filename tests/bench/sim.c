@@ -16,6 +16,7 @@
 #include "bisect/stats.h"
 #include "common/xmalloc.h"
 #include "tests/bench/sim.h"
+#include "tests/bench/sim_multi.h"
 
 enum { ST_ENGINE, ST_ZERODAY, ST_PINPOINT, ST_NAIVE, ST_N };
 
@@ -507,5 +508,6 @@ main(int argc, char **argv)
 	if (cs.trials != 0)
 		o.trials = cs.trials;
 	standard_table(&o, cs.seed);
+	sim_multi_row(&o.ep, o.trials, cs.seed);
 	return 0;
 }

@@ -229,3 +229,55 @@ Test(verify, a_revert_that_conflicts_samples_nothing)
 	json_decref(r.reply);
 	json_decref(b);
 }
+
+/* The share on the report's "culprit N: SHA12 ...: NN% of" line, or -1. */
+static long
+vt_share(const char *text, const char *sha)
+{
+	char key[32];
+	const char *p = text, *q, *e;
+
+	snprintf(key, sizeof(key), ": %.12s", sha);
+	while ((p = strstr(p, key)) != NULL) {
+		p += strlen(key);
+		e = strchr(p, '\n');
+		if ((q = strstr(p, "% of the change")) == NULL ||
+		    (e != NULL && q > e))
+			continue;
+		while (q > p && q[-1] != ' ')
+			q--;
+		return strtol(q, NULL, 10);
+	}
+	return -1;
+}
+
+Test(verify, two_culprits_with_half_the_change_each_are_both_found)
+{
+	struct vt_report r;
+	json_t *b, *c, *e;
+	int64_t id;
+	size_t i;
+	int saw1 = 0, saw2 = 0;
+	long s1, s2;
+
+	svc_setup_case("vf-two", 2, "two", NULL);
+	cr_assert_eq(strlen(svc.culprit2), 40);
+	b = vt_bisect(&id);
+	cr_assert_str_eq(vt_str(b, "state"), "done");
+	vt_report(id, &r);
+	c = json_object_get(r.ver, "culprits");
+	json_array_foreach(c, i, e) {
+		const char *sha = vt_str(e, "commit");
+
+		saw1 |= strcmp(sha, svc.culprit) == 0;
+		saw2 |= strcmp(sha, svc.culprit2) == 0;
+	}
+	cr_assert(saw1 && saw2, "both culprits are reported: %s", r.text);
+	s1 = vt_share(r.text, svc.culprit);
+	s2 = vt_share(r.text, svc.culprit2);
+	/* ops_per_sec goes 1/4 -> 1/5 -> 1/6: 60% and 40% of the change. */
+	cr_assert(s1 > 30 && s1 < 90 && s2 > 10 && s2 < 70, "shares %ld%% "
+	    "and %ld%%: %s", s1, s2, r.text);
+	json_decref(r.reply);
+	json_decref(b);
+}
