@@ -522,6 +522,7 @@ sched_cancel(struct sched *s, int64_t id, struct bd_error *err)
 	sched_emit(s, "done", json_pack("{s:I, s:s}", "bisection",
 	    (json_int_t)id, "state", "cancelled"));
 	verify_child_ended(s, b);
+	verify_cancel_children(s, b);
 	sched_kick(s);
 	return 0;
 }

@@ -33,6 +33,8 @@ struct verify;
  */
 int	verify_start(struct sched *s, struct bisection *b,
 	    const struct engine_action *a);
+/* A cancelled bisection's child bisections are cancelled with it. */
+void	verify_cancel_children(struct sched *s, struct bisection *b);
 /* A child bisection (of a sub-range) ended: its parent may conclude. */
 void	verify_child_ended(struct sched *s, struct bisection *child);
 /* The scheduler's word that a run asked by verification ended. */

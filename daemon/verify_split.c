@@ -274,3 +274,17 @@ verify_child_ended(struct sched *s, struct bisection *child)
 			return;
 		}
 }
+
+void
+verify_cancel_children(struct sched *s, struct bisection *b)
+{
+	struct bd_error err;
+	size_t i;
+
+	if (b->verify == NULL)
+		return;
+	for (i = 0; i < b->verify->nchild; i++)
+		if (sched_cancel(s, b->verify->child[i], &err) < 0)
+			log_debug("bisection %" PRId64 ": child %" PRId64 ": %s",
+			    b->id, b->verify->child[i], err.msg);
+}
