@@ -571,11 +571,13 @@ report_write_ctx(FILE *fp, const struct report_summary *ctx)
 
 	fprintf(fp, "%s\n\n", subject);
 	free(subject);
+	report_verify_write_flags(fp, in);
 	report_write_lead(fp, ctx);
 	report_write_testcase(fp, in);
 	report_write_bisection(fp, ctx);
 	if (in->kind == REPORT_INCONCLUSIVE)
 		report_write_candidates(fp, in);
+	report_verify_write(fp, in);
 	if (in->kind == REPORT_NOT_REPRODUCED)
 		report_write_distributions(fp, ctx);
 	if (ctx->table.n_rows > 0) {

@@ -98,6 +98,49 @@ struct report_candidate {
 	double		 probability;	/* mass of "this is the culprit" */
 };
 
+/* What the revert of the culprit on top of bad showed. */
+enum report_revert {
+	REPORT_REVERT_NOT_TRIED,	/* verify = none, or no culprit */
+	REPORT_REVERT_RESTORES,		/* sampled: back towards the parent */
+	REPORT_REVERT_NOT_RESTORED,	/* sampled: no significant way back */
+	REPORT_REVERT_CONFLICTS,	/* does not apply; nothing sampled */
+	REPORT_REVERT_UNBUILDABLE,	/* applied, but every run was a skip */
+};
+
+/* One culprit of several and the part of the range's change it makes. */
+struct report_culprit_share {
+	const char	*sha;
+	const char	*subject;	/* may be NULL */
+	double		 share;		/* 0..1 of good->bad; NAN: unknown */
+};
+
+/*
+ * The checks made after the verdict (the "Verification" section): the
+ * revert on top of bad and how it compares with bad and with the
+ * culprit's parent (the caller runs the tests), a byte-identical build,
+ * the suspicious signs of the culprit's diff (shown in the first lines)
+ * and every culprit found with its share.
+ */
+struct report_verification {
+	enum report_revert	 revert;
+	const char		*revert_sha;	/* REPORT_REVERT_RESTORES... */
+	const char *const	*conflicts;	/* REPORT_REVERT_CONFLICTS */
+	size_t			 n_conflicts;
+	size_t			 n_conflicts_total;
+	const double		*revert_samples;	/* headline metric */
+	size_t			 n_revert_samples;
+	size_t			 revert_runs;	/* runs spent on the check */
+	double			 back_pct;	/* revert vs bad, % of bad */
+	double			 restored;	/* share of the culprit's change undone */
+	double			 p_bad;		/* revert vs bad */
+	double			 p_parent;	/* revert vs the culprit's parent */
+	bool			 noop;		/* build identical to the parent's */
+	const char *const	*suspicions;	/* sentences */
+	size_t			 n_suspicions;
+	const struct report_culprit_share *culprits;
+	size_t			 n_culprits;	/* 0: only the verdict's */
+};
+
 struct report_input {
 	enum report_kind	 kind;
 	const char		*id;		/* bisection id */
@@ -170,6 +213,9 @@ struct report_input {
 
 	double			 min_change;	/* 0: REPORT_MIN_CHANGE */
 	unsigned		 flags;		/* REPORT_ASCII */
+
+	/* NULL: no check was made (no Verification section). */
+	const struct report_verification *verification;
 };
 
 /* Zeroes in and sets the defaults (no culprit position, 0.99 target). */
@@ -325,6 +371,17 @@ void	report_change_phrase(char *buf, size_t len, const struct report_row *r,
 	    const char *word);
 /* "a", or "an" before a number read eight..., eleven or eighteen. */
 const char *report_article(const char *phrase);
+
+/* ---- verification (report_verify.c) ---- */
+
+/* The suspicious signs and a no-op build, right under the subject. */
+void	report_verify_write_flags(FILE *fp, const struct report_input *in);
+/* The word of a revert outcome in JSON and status ("restores", ...). */
+const char *report_revert_name(enum report_revert r);
+/* The "Verification" section; nothing without in->verification. */
+void	report_verify_write(FILE *fp, const struct report_input *in);
+/* The same as a JSON object (new reference), or NULL without one. */
+json_t	*report_verify_json(const struct report_input *in);
 
 /* ---- plots (report_plot.c) ---- */
 

@@ -247,6 +247,9 @@ report_json_ctx(const struct report_summary *ctx)
 	json_object_set_new(o, "culprit_position",
 	    json_integer((json_int_t)in->culprit_position));
 	json_object_set_new(o, "reproduce", report_json_reproduce(in));
+	if (in->verification != NULL)
+		json_object_set_new(o, "verification",
+		    report_verify_json(in));
 	return o;
 }
 

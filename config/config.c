@@ -67,7 +67,7 @@ config_host_release(struct config_host *h)
 	free(h->power_cycle);
 }
 
-static void
+void
 config_benchmark_release(struct config_benchmark *b)
 {
 	size_t i;
@@ -82,6 +82,7 @@ config_benchmark_release(struct config_benchmark *b)
 	free(b->run);
 	free(b->collect);
 	free(b->result_file);
+	free(b->arch);
 	for (i = 0; i < b->nmetrics; i++)
 		free(b->metrics[i].name);
 	free(b->metrics);

@@ -43,6 +43,12 @@ enum config_host_key_policy {
 	CONFIG_HOST_KEY_ACCEPT_NEW,	/* record an unknown key, refuse a changed one */
 };
 
+/* What happens after a culprit is found (key verify). */
+enum config_verify {
+	CONFIG_VERIFY_REVERT = 0,	/* revert it on bad, sample, compare */
+	CONFIG_VERIFY_NONE,
+};
+
 enum config_host_role {
 	CONFIG_ROLE_BUILD = 1 << 0,
 	CONFIG_ROLE_TEST = 1 << 1,
@@ -127,6 +133,8 @@ struct config_benchmark {
 	struct config_metric *metrics;
 	size_t		 nmetrics;
 	double		 min_change;		/* relative, e.g. 0.01 */
+	enum config_verify verify;		/* default revert */
+	char		*arch;			/* arch/ directory benchmarked, default x86 */
 	int		 line;
 };
 
@@ -236,11 +244,13 @@ void	config_diff(const struct config *old, const struct config *new,
 /*
  * The rows' defaults for a host or benchmark built by hand (tests, tools):
  * every key with a default is set as config_load would set it.  A host's
- * group and workdir are allocated (config_host_release frees them); a
- * benchmark's defaults are numbers only.
+ * group and workdir are allocated (config_host_release frees them), and
+ * so is a benchmark's arch (config_benchmark_release).
  */
 void	config_host_defaults(struct config_host *h);
 void	config_benchmark_defaults(struct config_benchmark *b);
+/* Frees what a benchmark owns (its strings, arch among the defaults). */
+void	config_benchmark_release(struct config_benchmark *b);
 void	config_errors_release(struct config_errors *errs);
 /* A deep copy of one host, freed with config_host_release(). */
 void	config_host_copy(struct config_host *dst,

@@ -19,7 +19,7 @@
 #include "common/names.h"
 #include "config/config.h"
 
-#define CONFIG_MAX_KEYS		16	/* keys of the largest section */
+#define CONFIG_MAX_KEYS		24	/* keys of the largest section */
 #define CONFIG_MAX_LINE		8192	/* bytes in one line */
 #define CONFIG_MAX_FILE		(1 << 20)
 #define CONFIG_MAX_ERRORS	500	/* further errors are counted only */
@@ -149,6 +149,7 @@ int	config_key_equal(const struct config_key *key, const void *a,
 /* value.c */
 extern const struct name_value config_host_key_words[];
 extern const struct name_value config_role_words[];
+extern const struct name_value config_verify_words[];
 
 int	config_name_valid(const char *s);
 int	config_value_string(const struct config_ctx *, const struct config_key *,

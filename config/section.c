@@ -163,6 +163,12 @@ static const struct config_key config_benchmark_keys[] = {
 	    "NAME:pass-fail."),
 	KEY(config_benchmark, min_change, fraction, 0, 0, 0, "0.01", LIVE,
 	    "Smallest relative change worth bisecting."),
+	KEYE(config_benchmark, verify, config_verify_words, "revert", LIVE,
+	    "After a culprit: revert reverts it on top of bad and samples "
+	    "the result; none skips the check."),
+	KEY(config_benchmark, arch, name, 0, 0, 0, "x86", LIVE,
+	    "The arch/ directory the benchmarked kernel builds; a culprit "
+	    "touching only another one is flagged."),
 };
 
 /* Indexes of the keys that config_sweep_check reports on. */

@@ -27,6 +27,12 @@ const struct name_value config_host_key_words[] = {
 	{ NULL, 0 },
 };
 
+const struct name_value config_verify_words[] = {
+	{ "revert", CONFIG_VERIFY_REVERT },
+	{ "none", CONFIG_VERIFY_NONE },
+	{ NULL, 0 },
+};
+
 const struct name_value config_role_words[] = {
 	{ "build", CONFIG_ROLE_BUILD },
 	{ "test", CONFIG_ROLE_TEST },

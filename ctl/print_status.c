@@ -85,6 +85,20 @@ status_estimate(FILE *out, const json_t *b)
 		    json_number_value(es));
 }
 
+/* The checks after the verdict: their phase, runs and what they found. */
+static void
+status_verification(FILE *out, const json_t *v)
+{
+	if (!json_is_object(v))
+		return;
+	field(out, "verification", "%s, %lld of %lld revert runs%s%s%s",
+	    str(v, "phase"), num(v, "runs"), num(v, "want"),
+	    json_is_string(json_object_get(v, "result")) ? ", revert " : "",
+	    json_is_string(json_object_get(v, "result")) ? str(v, "result") :
+	    "", json_is_true(json_object_get(v, "noop")) ? ", no-op build" :
+	    "");
+}
+
 /* One bisection in full: every member of the status reply, labelled. */
 static void
 status_one(FILE *out, const json_t *b)
@@ -116,6 +130,7 @@ status_one(FILE *out, const json_t *b)
 	field(out, "samples", "%lld (%lld misfits)", num(b, "samples"),
 	    num(b, "misfits"));
 	status_runs(out, json_object_get(b, "runs"));
+	status_verification(out, json_object_get(b, "verification"));
 	status_lists(out, b);
 	status_estimate(out, b);
 	msg = json_string_value(json_object_get(b, "message"));
@@ -240,6 +255,7 @@ static const struct {
 	{ "probe-finished",	"probe finished",	0 },
 	{ "sample",		"sample",		0 },
 	{ "skip",		"skip",			0 },
+	{ "verifying",		"verifying",		0 },
 	{ "verdict",		"verdict",		0 },
 	{ "host",		"host",			1 },
 	{ "done",		"done",			0 },

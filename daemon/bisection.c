@@ -8,6 +8,7 @@
 #include "config/config.h"
 #include "daemon/bisection.h"
 #include "daemon/sched.h"
+#include "daemon/verify.h"
 #include "repo/graph.h"
 #include "repo/rev.h"
 
@@ -32,6 +33,8 @@ bisection_read_params(struct bisection *b)
 		b->max_samples = (unsigned)json_integer_value(v);
 	if ((v = json_object_get(p, "first_parent")) != NULL)
 		b->first_parent = json_is_true(v);
+	if ((v = json_object_get(p, "parent")) != NULL && json_is_integer(v))
+		b->parent_id = json_integer_value(v);
 	json_decref(p);
 }
 
@@ -58,6 +61,8 @@ bisection_params_encode(const struct sched_request *req, const char *bad,
 		json_object_set_new(p, "first_parent", json_true());
 	if (req->priority != 0)
 		json_object_set_new(p, "priority", json_integer(req->priority));
+	if (req->parent != 0)
+		json_object_set_new(p, "parent", json_integer(req->parent));
 	text = json_dumps(p, JSON_COMPACT | JSON_SORT_KEYS);
 	json_decref(p);
 	return text;
@@ -93,6 +98,7 @@ bisection_free(struct bisection *b)
 	if (b->engine_ready)
 		engine_release(&b->e);
 	graph_release(&b->g);
+	verify_free(b->verify);
 	free(b->goods);
 	free(b->repo_path);
 	store_bisection_release(&b->rec);

@@ -28,17 +28,23 @@
 struct sched;
 struct sched_request;
 struct job;
+struct verify;
+
+/* The commit of a probe outside the range (verification's runs). */
+#define BISECTION_EXTRA	(UINT32_MAX - 1)
 
 enum bisection_phase {
 	BISECTION_LOADING,	/* graph being built on the thread pool */
 	BISECTION_ACTIVE,	/* the engine asks for probes */
+	BISECTION_VERIFYING,	/* a culprit, checked before the verdict */
 	BISECTION_FINISHED,	/* verdict stored, or cancelled, or failed */
 };
 
 /* One run on the fleet; owned by its bisection until the job ends. */
 struct bisection_probe {
 	int64_t			 run;
-	uint32_t		 commit;	/* engine index or ENGINE_GOOD */
+	uint32_t		 commit;	/* engine index, ENGINE_GOOD or
+						   BISECTION_EXTRA */
 	char			 sha[GIT_OID_HEXSZ + 1];
 	struct job		*job;
 	/* The configuration its job points into, held until the probe ends. */
@@ -63,6 +69,7 @@ struct bisection {
 	unsigned		 max_samples;
 	int			 first_parent;
 	int			 priority;
+	int64_t			 parent_id;	/* bisects a sub-range of it; 0 */
 	/* From the repository. */
 	git_oid			 bad;
 	git_oid			*goods;		/* where good samples run */
@@ -75,6 +82,7 @@ struct bisection {
 	size_t			 nprobes;
 	double			 run_ms_sum;	/* for the time estimate */
 	unsigned		 run_ms_n;
+	struct verify		*verify;	/* owned; NULL until a culprit */
 	/* Loading on the thread pool. */
 	uv_work_t		 work;
 	char			*repo_path;

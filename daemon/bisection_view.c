@@ -10,6 +10,7 @@
 #include "common/xmalloc.h"
 #include "daemon/bisection.h"
 #include "daemon/sched.h"
+#include "daemon/verify.h"
 #include "remote/job.h"
 
 static const char *
@@ -20,6 +21,8 @@ bisection_phase_name(const struct bisection *b, const struct engine_status *es)
 	if (b->phase == BISECTION_FINISHED || b->rec.state >=
 	    STORE_BISECTION_DONE)
 		return "finished";
+	if (b->phase == BISECTION_VERIFYING)
+		return "verifying";
 	if (es != NULL && es->phase == ENGINE_PHASE_REPRO)
 		return "reproducing";
 	return "bisecting";
@@ -110,6 +113,24 @@ bisection_stored_summary(const struct bisection *b, struct store *st,
 	free(jtext);
 }
 
+/*
+ * The verification phase of status: live from memory, or from the stored
+ * verdict detail of a bisection finished before the last restart.
+ */
+static void
+bisection_verification_json(const struct bisection *b, json_t *o)
+{
+	json_t *v = verify_status_json(b), *d;
+
+	if (v == NULL && b->rec.detail != NULL &&
+	    (d = json_loads(b->rec.detail, 0, NULL)) != NULL) {
+		v = json_incref(json_object_get(d, "verification"));
+		json_decref(d);
+	}
+	if (v != NULL)
+		json_object_set_new(o, "verification", v);
+}
+
 json_t *
 bisection_status_json(struct bisection *b, struct store *st,
     git_repository *repo)
@@ -152,6 +173,7 @@ bisection_status_json(struct bisection *b, struct store *st,
 	}
 	if (b->rec.detail != NULL && b->rec.state == STORE_BISECTION_FAILED)
 		json_object_set_new(o, "message", json_string(b->rec.detail));
+	bisection_verification_json(b, o);
 	if (!b->engine_ready) {
 		json_object_set_new(o, "phase",
 		    json_string(bisection_phase_name(b, NULL)));

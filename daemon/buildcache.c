@@ -76,10 +76,56 @@ buildcache_forget(void *arg, const struct cache_key *k)
 	buildcache_put(arg, k, "", "", STORE_BUILD_FAILED);
 }
 
+int
+buildcache_checksum(struct store *s, const char *group,
+    const struct config_benchmark *bc, const char *commit, char **out)
+{
+	struct cache_key k;
+	struct store_build b;
+	struct bd_error err;
+	char name[512];
+	int rc;
+
+	*out = NULL;
+	cache_key_init(&k, group, bc, commit);
+	buildcache_name(&k, name, sizeof(name));
+	store_build_init(&b);
+	rc = store_build_lookup(s, commit, name, group, &b, &err);
+	if (rc == 0 && b.state == STORE_BUILD_OK && b.checksum != NULL &&
+	    b.checksum[0] != '\0')
+		*out = xstrdup(b.checksum);
+	else
+		rc = -ENOENT;
+	store_build_release(&b);
+	return rc;
+}
+
+/* The checksum joins the stored build row, for the no-op check. */
+static void
+buildcache_checksum_put(void *arg, const struct cache_key *k,
+    const char *sha256)
+{
+	struct store *s = arg;
+	struct store_build b;
+	struct bd_error err;
+	char name[512];
+
+	buildcache_name(k, name, sizeof(name));
+	store_build_init(&b);
+	if (store_build_lookup(s, k->commit, name, k->group, &b, &err) == 0 &&
+	    b.state == STORE_BUILD_OK) {
+		b.checksum = xstrdup(sha256);
+		if (store_build_record(s, &b, NULL, &err) < 0)
+			log_warnx("build cache checksum: %s", err.msg);
+	}
+	store_build_release(&b);
+}
+
 static const struct cache_ops buildcache_ops = {
-	buildcache_lookup,
-	buildcache_store,
-	buildcache_forget,
+	.lookup = buildcache_lookup,
+	.store = buildcache_store,
+	.forget = buildcache_forget,
+	.checksum = buildcache_checksum_put,
 };
 
 void

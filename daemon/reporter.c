@@ -9,6 +9,7 @@
 #include "daemon/hook.h"
 #include "common/log.h"
 #include "daemon/reporter.h"
+#include "daemon/verify.h"
 #include "store/store.h"
 
 /* Everything the input points to, so one release frees it. */
@@ -292,7 +293,9 @@ reporter_gather(struct store *st, const struct config *cfg,
 	in->target_confidence = b->confidence;
 	in->max_samples = b->max_samples;
 	in->first_parent = b->first_parent;
-	in->total_samples = rd->nsamples;
+	/* The verification's runs count in the cost and are shown apart. */
+	in->total_samples = rd->nsamples + verify_runs(b);
+	in->verification = verify_report(b);
 	in->machine_seconds = rd->machine_s;
 	in->base.sha = rd->base_sha ? rd->base_sha : b->rec.good[0];
 	in->base.values = rd->base;
@@ -353,7 +356,8 @@ reporter_run(struct store *st, const struct config *cfg,
 		log_warnx("bisection %" PRId64 ": %s", b->id, err.msg);
 		goto out;
 	}
-	if (cfg->daemon.report_hook != NULL)
+	/* A sub-range's culprit reaches the hook in its parent's report. */
+	if (cfg->daemon.report_hook != NULL && b->parent_id == 0)
 		reporter_hook(loop, cfg->daemon.report_hook, b, text, &rd.in);
 out:
 	free(text);

@@ -14,6 +14,7 @@
 #include "daemon/reporter.h"
 #include "daemon/sched.h"
 #include "daemon/sched_int.h"
+#include "daemon/verify.h"
 #include "remote/job.h"
 #include "remote/pool.h"
 #include "repo/rev.h"
@@ -89,6 +90,7 @@ sched_fail(struct sched *s, struct bisection *b, const char *why)
 	b->phase = BISECTION_FINISHED;
 	sched_emit(s, "done", json_pack("{s:I, s:s, s:s}", "bisection",
 	    (json_int_t)b->id, "state", "failed", "message", why));
+	verify_child_ended(s, b);
 }
 
 /* Starts loading one stored bisection; the loop continues meanwhile. */
@@ -530,6 +532,8 @@ sched_cancel(struct sched *s, int64_t id, struct bd_error *err)
 	sched_end_probes(b);
 	sched_emit(s, "done", json_pack("{s:I, s:s}", "bisection",
 	    (json_int_t)id, "state", "cancelled"));
+	verify_child_ended(s, b);
+	verify_cancel_children(s, b);
 	sched_kick(s);
 	return 0;
 }

@@ -35,7 +35,7 @@ struct store;
 
 /*
  * Where the scheduler's events go (probe-started, probe-finished, sample,
- * skip, bisection, verdict, done): kind names the event and fields (stolen
+ * skip, bisection, verifying, verdict, done): kind names the event and fields (stolen
  * by emit, never NULL) says which bisection, run and commit.  emit may be
  * NULL: the events are dropped.
  */
@@ -76,6 +76,8 @@ struct sched_request {
 	int			 first_parent;
 	int			 priority;	/* higher runs first */
 	uid_t			 uid;		/* who asked */
+	/* Another culprit's sub-range of this bisection (verification); 0. */
+	int64_t			 parent;
 };
 
 /* Resumes the stored active bisections; *out is set even on failure. */

@@ -49,5 +49,12 @@ void		 sched_loaded(struct bisection *b, int rc,
 void		 sched_end_probes(struct bisection *b);
 void		 sched_finish(struct sched *s, struct bisection *b,
 		    const struct engine_action *a);
+/*
+ * One run of b's benchmark at sha, a commit outside its range (the
+ * verification's revert): stored and submitted, never fed to the engine;
+ * verify_run_ended() hears when it ends.
+ */
+int		 sched_run_extra(struct sched *s, struct bisection *b,
+		    const char *sha, struct bd_error *err);
 
 #endif

@@ -17,6 +17,7 @@
 #include "daemon/reporter.h"
 #include "daemon/sched.h"
 #include "daemon/sched_int.h"
+#include "daemon/verify.h"
 #include "remote/job.h"
 #include "remote/pool.h"
 #include "store/store.h"
@@ -140,6 +141,23 @@ sched_collect_run(void *arg, const struct store_run *r)
 	c->r[c->n].run = r->id;
 	snprintf(c->r[c->n].sha, sizeof(c->r[c->n].sha), "%s", r->commit);
 	c->n++;
+	return 0;
+}
+
+int
+sched_run_extra(struct sched *s, struct bisection *b, const char *sha,
+    struct bd_error *err)
+{
+	int64_t run;
+	int rc;
+
+	if ((rc = store_run_create(sched_store(s), b->id, sha, &run, err)) < 0)
+		return rc;
+	if ((rc = sched_submit(s, b, run, BISECTION_EXTRA, sha)) < 0) {
+		store_run_finish(sched_store(s), run, &(struct store_run_result){
+		    .state = STORE_RUN_CANCELLED }, NULL, 0, err);
+		return bd_error_set(err, rc, "cannot submit run %" PRId64, run);
+	}
 	return 0;
 }
 
@@ -438,6 +456,7 @@ sched_job_done(void *arg, const struct step_result *last, unsigned attempts)
 	struct sched *s = b->s;
 	struct store_run_result res;
 	struct bd_error err;
+	int extra;
 
 	p->job = NULL;
 	memset(&res, 0, sizeof(res));
@@ -457,11 +476,15 @@ sched_job_done(void *arg, const struct step_result *last, unsigned attempts)
 	sched_emit(s, "probe-finished", json_pack("{s:I, s:I, s:s, s:s}",
 	    "bisection", (json_int_t)b->id, "run", (json_int_t)p->run,
 	    "commit", p->sha, "outcome", step_outcome_name(last->outcome)));
+	extra = p->commit == BISECTION_EXTRA;
 	sched_probe_free(b, p);
 	if (s->stopping)
 		sched_stop_check(s);
-	else
+	else {
+		if (extra)
+			verify_run_ended(b);
 		sched_kick(s);
+	}
 }
 
 /*
@@ -481,6 +504,20 @@ sched_end_probes(struct bisection *b)
 	}
 }
 
+/*
+ * Cancels what is still running when verification takes over: the
+ * bisection goes on, so the runs stay the store's to end as cancelled.
+ */
+static void
+sched_cancel_probes(struct bisection *b)
+{
+	struct bisection_probe *p, *tp;
+
+	TAILQ_FOREACH_SAFE(p, &b->probes, entry, tp)
+		if (p->job != NULL)
+			job_cancel(p->job);
+}
+
 static const struct {
 	enum engine_action_kind	 kind;
 	enum store_verdict	 verdict;
@@ -498,11 +535,15 @@ sched_finish(struct sched *s, struct bisection *b,
 {
 	struct store_verdict_info v;
 	char sha[GIT_OID_HEXSZ + 1];
-	json_t *detail, *cands;
+	json_t *detail, *cands, *vj;
 	struct bd_error err;
 	char *dtext;
 	size_t i;
 
+	if (verify_start(s, b, a)) {
+		sched_cancel_probes(b);
+		return;
+	}
 	memset(&v, 0, sizeof(v));
 	for (i = 0; i < sizeof(sched_verdicts) / sizeof(sched_verdicts[0]); i++)
 		if (sched_verdicts[i].kind == a->kind)
@@ -513,15 +554,22 @@ sched_finish(struct sched *s, struct bisection *b,
 		json_array_append_new(cands, json_pack("{s:s, s:f}", "commit",
 		    sha, "probability", a->cands[i].mass));
 	}
-	detail = json_pack("{s:s, s:o, s:I}", "kind", a->kind == ENGINE_AMONG ?
-	    "among-skipped" : store_verdict_name(v.verdict), "candidates",
-	    cands, "set_size", (json_int_t)a->nset);
-	dtext = json_dumps(detail, JSON_COMPACT);
-	json_decref(detail);
 	if (a->kind == ENGINE_DONE) {
 		graph_oid_tostr(sha, sizeof(sha), &b->g.oids[a->culprit]);
 		v.culprit = sha;
 	}
+	verify_adjust(b, &v);
+	/* A culprit demoted by verification stays the one candidate. */
+	if (a->kind == ENGINE_DONE && json_array_size(cands) == 0)
+		json_array_append_new(cands, json_pack("{s:s, s:f}", "commit",
+		    sha, "probability", a->confidence));
+	detail = json_pack("{s:s, s:o, s:I}", "kind", a->kind == ENGINE_AMONG ?
+	    "among-skipped" : store_verdict_name(v.verdict), "candidates",
+	    cands, "set_size", (json_int_t)a->nset);
+	if ((vj = verify_status_json(b)) != NULL)
+		json_object_set_new(detail, "verification", vj);
+	dtext = json_dumps(detail, JSON_COMPACT);
+	json_decref(detail);
 	v.confidence = a->confidence;
 	v.detail = dtext;
 	if (store_bisection_set_state(sched_store(s), b->id,
@@ -549,4 +597,5 @@ sched_finish(struct sched *s, struct bisection *b,
 	sched_emit(s, "done", json_pack("{s:I, s:s, s:s}", "bisection",
 	    (json_int_t)b->id, "state", "done", "verdict",
 	    store_verdict_name(v.verdict)));
+	verify_child_ended(s, b);
 }

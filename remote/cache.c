@@ -80,6 +80,18 @@ cache_forget(const struct cache *c, const struct cache_key *k)
 		c->ops->forget(c->arg, k);
 }
 
+/*
+ * Two commits whose artifacts have one checksum built the same thing: the
+ * verification of a culprit asks the cache for it.
+ */
+void
+cache_checksum(const struct cache *c, const struct cache_key *k,
+    const char *sha256)
+{
+	if (c != NULL && c->ops != NULL && c->ops->checksum != NULL)
+		c->ops->checksum(c->arg, k, sha256);
+}
+
 /* Frees the strings a lookup handed out. */
 void
 cache_hit_release(struct cache_hit *hit)
@@ -167,6 +179,7 @@ static const struct cache_ops cache_mem_ops = {
 	cache_mem_lookup,
 	cache_mem_store,
 	cache_mem_forget,
+	NULL,	/* no checksums in memory */
 };
 
 /* An empty cache; cache_mem_free() releases it. */

@@ -37,6 +37,9 @@ struct cache_ops {
 		    const char *host, const char *artifact);
 	/* The artifact turned out to be gone. */
 	void	(*forget)(void *arg, const struct cache_key *k);
+	/* The stored build's artifact has this sha256 (hex); may be NULL. */
+	void	(*checksum)(void *arg, const struct cache_key *k,
+		    const char *sha256);
 };
 
 struct cache {
@@ -55,6 +58,8 @@ int	 cache_lookup(const struct cache *c, const struct cache_key *k,
 int	 cache_store(const struct cache *c, const struct cache_key *k,
 	    const char *host, const char *artifact);
 void	 cache_forget(const struct cache *c, const struct cache_key *k);
+void	 cache_checksum(const struct cache *c, const struct cache_key *k,
+	    const char *sha256);
 void	 cache_hit_release(struct cache_hit *hit);
 
 struct cache_mem;

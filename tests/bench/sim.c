@@ -17,6 +17,7 @@
 #include "common/xmalloc.h"
 #include "tests/bench/sim.h"
 #include "tests/bench/sim_stats.h"
+#include "tests/bench/sim_multi.h"
 
 enum { ST_ENGINE, ST_ZERODAY, ST_PINPOINT, ST_NAIVE, ST_N };
 
@@ -630,5 +631,6 @@ main(int argc, char **argv)
 		o.trials = cs.trials;
 	standard_table(&o, cs.seed);
 	calib_print();
+	sim_multi_row(&o.ep, o.trials, cs.seed);
 	return 0;
 }

@@ -48,6 +48,8 @@ svc_parse_repo(const char *out)
 	memcpy(svc.bad, p + 4, 40);
 	cr_assert_not_null(p = strstr(out, "culprit "));
 	memcpy(svc.culprit, p + 8, 40);
+	if ((p = strstr(out, "culprit2 ")) != NULL)
+		memcpy(svc.culprit2, p + 9, 40);
 }
 
 /* One [host] section per sshd, all in group "lab". */
@@ -83,29 +85,36 @@ svc_sections(const char *extra_bench)
 	return text;
 }
 
-void
-svc_setup(const char *tag, int nhosts, const char *plant, int broken)
+/* Runs a generator of tests/fixtures/e2e with the repository's path. */
+static void
+svc_make_repo(const char *script, const char *a1, const char *a2,
+    const char *a3)
 {
-	char brk[16], *out, *sections, *mk, *extra;
-	int i, status;
+	char *out, *mk;
+	int status;
 
-	memset(&svc, 0, sizeof(svc));
-	cr_assert_not_null(svc.dir = tst_tmpdir(tag));
-	xasprintf(&svc.repo, "%s/linux", svc.dir);
-	xasprintf(&mk, "%s/tests/fixtures/e2e/make-repo.sh",
-	    tst_env_path("BISECTD_SRCDIR"));
-	snprintf(brk, sizeof(brk), "%d", broken);
+	xasprintf(&mk, "%s/tests/fixtures/e2e/%s",
+	    tst_env_path("BISECTD_SRCDIR"), script);
 	{
-		char *argv[] = { "sh", mk, svc.repo, "6", (char *)plant, brk,
-		    NULL };
+		char *argv[] = { "sh", mk, svc.repo, (char *)a1, (char *)a2,
+		    (char *)a3, NULL };
 
 		out = tst_run_capture(argv, &status);
 	}
 	free(mk);
 	cr_assert_not_null(out);
-	cr_assert_eq(status, 0, "make-repo.sh failed:\n%s", out);
+	cr_assert_eq(status, 0, "%s failed:\n%s", script, out);
 	svc_parse_repo(out);
 	free(out);
+}
+
+/* Hosts and the daemon over the repository already made. */
+static void
+svc_start(const char *tag, int nhosts, const char *extra_bench)
+{
+	char *sections, *extra;
+	int i;
+
 	for (i = 0; i < nhosts; i++) {
 		char htag[32];
 
@@ -113,7 +122,7 @@ svc_setup(const char *tag, int nhosts, const char *plant, int broken)
 		cr_assert_eq(sshd_start(&svc.host[i], htag), 0);
 		svc.nhosts++;
 	}
-	sections = svc_sections(NULL);
+	sections = svc_sections(extra_bench);
 	/* The hook keeps what it was given, for the report test to read. */
 	xasprintf(&extra, "report_hook = cat > %s/hook.txt && env > "
 	    "%s/hook.env\n", svc.dir, svc.dir);
@@ -122,6 +131,30 @@ svc_setup(const char *tag, int nhosts, const char *plant, int broken)
 	svc.td_ready = 1;
 	free(sections);
 	cr_assert_eq(tst_daemon_start(&svc.td), 0, "bisectd did not start");
+}
+
+void
+svc_setup(const char *tag, int nhosts, const char *plant, int broken)
+{
+	char brk[16];
+
+	memset(&svc, 0, sizeof(svc));
+	cr_assert_not_null(svc.dir = tst_tmpdir(tag));
+	xasprintf(&svc.repo, "%s/linux", svc.dir);
+	snprintf(brk, sizeof(brk), "%d", broken);
+	svc_make_repo("make-repo.sh", "6", plant, brk);
+	svc_start(tag, nhosts, NULL);
+}
+
+void
+svc_setup_case(const char *tag, int nhosts, const char *fixture,
+    const char *extra_bench)
+{
+	memset(&svc, 0, sizeof(svc));
+	cr_assert_not_null(svc.dir = tst_tmpdir(tag));
+	xasprintf(&svc.repo, "%s/linux", svc.dir);
+	svc_make_repo("make-verify-repo.sh", fixture, NULL, NULL);
+	svc_start(tag, nhosts, extra_bench);
 }
 
 /* One request and its parsed reply; the caller frees the reply. */
@@ -136,6 +169,13 @@ svc_req(const char *fmt, ...)
 	va_end(ap);
 	out = tst_daemon_request(&svc.td, line);
 	free(line);
+	if (out == NULL) {
+		/* The daemon's own words say why it stopped answering. */
+		char *log = tst_read_file(svc.td.log);
+
+		cr_log_error("bisectd.log:\n%s", log ? log : "(none)");
+		free(log);
+	}
 	cr_assert_not_null(out, "no reply from the daemon");
 	return tst_daemon_reply(out);
 }

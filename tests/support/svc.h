@@ -25,7 +25,7 @@ struct svc {
 	int		 nhosts;
 	char		*dir;
 	char		*repo;
-	char		 good[41], bad[41], culprit[41];
+	char		 good[41], bad[41], culprit[41], culprit2[41];
 	struct tst_daemon td;
 	int		 td_ready;
 };
@@ -35,6 +35,12 @@ extern struct svc svc;
 void	 svc_fini(void);
 /* The repository (plant "topic:commit", broken commits), hosts, daemon. */
 void	 svc_setup(const char *tag, int nhosts, const char *plant, int broken);
+/*
+ * The same with the verification fixture (make-verify-repo.sh DIR CASE)
+ * and extra keys of [benchmark spin] (NULL: none).
+ */
+void	 svc_setup_case(const char *tag, int nhosts, const char *fixture,
+	    const char *extra_bench);
 /* The [repo], [benchmark spin] and [host] sections (caller frees). */
 char	*svc_sections(const char *extra_bench);
 /* One request (printf format) and its parsed reply; caller decrefs. */

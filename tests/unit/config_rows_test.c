@@ -170,6 +170,9 @@ CFGT_TEST(hand_built_sections_get_the_rows_defaults)
 	cr_expect_eq(b.boot_timeout_ms, cfgt_cfg.benchmarks[0].boot_timeout_ms);
 	cr_expect_eq(b.run_timeout_ms, 60 * 60 * 1000);
 	cr_expect_float_eq(b.min_change, 0.01, 1e-12);
+	cr_expect_eq(b.verify, CONFIG_VERIFY_REVERT);
+	cr_expect_str_eq(b.arch, "x86");
+	config_benchmark_release(&b);
 }
 
 /* Collects changes as "section name key class" strings. */
