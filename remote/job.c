@@ -267,7 +267,7 @@ job_lease(struct job *j, struct cache_hit *hit, struct pool_host **cached)
 		rc = pool_lease(p, j->group, CONFIG_ROLE_BUILD, j->exclude,
 		    j->nexclude, &j->build);
 		if (rc != 0) {
-			pool_release(p, j->test, STEP_CANCELLED, NULL);
+			pool_unlease(j->test);
 			j->test = j->build = NULL;
 			goto fail;
 		}

@@ -299,6 +299,12 @@ pool_lease(struct pool *p, const char *group, unsigned roles,
 	return could ? -EBUSY : -ENOENT;
 }
 
+void
+pool_unlease(struct pool_host *h)
+{
+	h->leased = false;
+}
+
 /* Counts infrastructure failures towards quarantine; success clears them. */
 void
 pool_release(struct pool *p, struct pool_host *h, enum step_outcome o,

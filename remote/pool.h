@@ -94,6 +94,13 @@ int	 pool_lease(struct pool *p, const char *group, unsigned roles,
 	    struct pool_host *const *exclude, size_t nexclude,
 	    struct pool_host **out);
 /*
+ * Undoes a lease that was never used (the job could not get its other
+ * host): nothing changed, so nobody is told.  Telling would make the
+ * queue dispatch again at once and, in the same loop turn, fail the same
+ * way: a live-lock.
+ */
+void	 pool_unlease(struct pool_host *h);
+/*
  * Gives the host back.  outcome is what this host did: INFRA or TIMEOUT
  * count against it, OK and FAILED clear the count, CANCELLED is neutral.
  */

@@ -187,7 +187,7 @@ tst_daemon_release(struct tst_daemon *td)
 		kill(td->pid, SIGKILL);
 		waitpid(td->pid, NULL, 0);
 	}
-	if (td->dir != NULL)
+	if (td->dir != NULL && getenv("BISECTD_TEST_KEEP") == NULL)
 		tst_rmrf(td->dir);
 	free(td->dir);
 	free(td->conf);
