@@ -60,6 +60,16 @@ static const struct proto_cmd_field proto_cmd_backup_fields[] = {
 	{ .name = NULL }
 };
 
+static const struct proto_cmd_field proto_cmd_repo_fields[] = {
+	{ .name = "since", .type = PROTO_T_INTEGER, .arg = "--since" },
+	{ .name = NULL }
+};
+
+static const struct proto_cmd_field proto_cmd_fetch_fields[] = {
+	{ .name = "wait", .type = PROTO_T_BOOL, .arg = "--wait" },
+	{ .name = NULL }
+};
+
 /* Every command of the protocol; docs/protocol.md describes each row. */
 const struct proto_cmd proto_cmd_table[PROTO_CMD_COUNT] = {
 	[PROTO_CMD_PING] = { .name = "ping", .usage = "",
@@ -86,6 +96,14 @@ const struct proto_cmd proto_cmd_table[PROTO_CMD_COUNT] = {
 	    .flags = PROTO_CMD_STATE_CHANGING,
 	    .fields = proto_cmd_backup_fields, .usage = "FILE",
 	    .help = "a consistent copy of the database, taken while it runs" },
+	[PROTO_CMD_REPO] = { .name = "repo",
+	    .fields = proto_cmd_repo_fields, .usage = "[--since SEQ]",
+	    .help = "the mirror: url, last and next fetch, watched refs, "
+	    "progress" },
+	[PROTO_CMD_FETCH] = { .name = "fetch",
+	    .flags = PROTO_CMD_STATE_CHANGING,
+	    .fields = proto_cmd_fetch_fields, .usage = "[--wait]",
+	    .help = "fetch into the mirror now (--wait: until it ends)" },
 	[PROTO_CMD_BISECT] = { .name = "bisect",
 	    .flags = PROTO_CMD_STATE_CHANGING,
 	    .fields = proto_cmd_bisect_fields,

@@ -113,6 +113,9 @@ config_release(struct config *cfg)
 	free(cfg->daemon.report_hook);
 	free(cfg->repo.path);
 	free(cfg->repo.url);
+	free(cfg->repo.watch_refs);
+	free(cfg->repo.identity);
+	free(cfg->repo.known_hosts);
 	for (i = 0; i < cfg->nhosts; i++)
 		config_host_release(&cfg->hosts[i]);
 	free(cfg->hosts);

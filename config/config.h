@@ -73,6 +73,10 @@ struct config_repo {
 	char		*path;			/* local clone used for revisions */
 	char		*url;			/* fetched from; NULL: never fetch */
 	uint64_t	 fetch_interval_ms;	/* 0: only on demand */
+	char		*watch_refs;		/* globs separated by blanks */
+	uint64_t	 fetch_timeout_ms;	/* a fetch is cancelled after */
+	char		*identity;		/* ssh:// private key; NULL: none */
+	char		*known_hosts;		/* ssh:// host keys; NULL: refuse */
 };
 
 struct config_host {

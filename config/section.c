@@ -69,6 +69,18 @@ static const struct config_key config_repo_keys[] = {
 	KEYF(config_repo, fetch_interval, fetch_interval_ms, duration,
 	    CONFIG_KEY_ZERO_OK, "0", LIVE,
 	    "How often to fetch; 0 fetches only when work needs it."),
+	KEY(config_repo, watch_refs, string, 0, 0, 0,
+	    "refs/heads/* refs/tags/*", LIVE,
+	    "Refs whose changes a fetch reports, as globs separated by "
+	    "blanks."),
+	KEYF(config_repo, fetch_timeout, fetch_timeout_ms, duration, 0, "1h",
+	    LIVE, "A fetch running longer than this is cancelled and "
+	    "retried."),
+	KEY(config_repo, identity, path, 0, 0, 0, NULL, LIVE,
+	    "Private key (ed25519) for an ssh:// url, as for hosts."),
+	KEY(config_repo, known_hosts, path, 0, 0, 0, NULL, LIVE,
+	    "OpenSSH known_hosts file with the ssh:// server's key; an "
+	    "unknown or changed key is refused."),
 };
 
 /* The host pool copies its hosts at startup: every key waits for a restart. */

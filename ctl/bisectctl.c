@@ -94,6 +94,8 @@ static const struct ctlside ctl_sides[PROTO_CMD_COUNT] = {
 	[PROTO_CMD_RELOAD] = { .print = print_reload },
 	[PROTO_CMD_BACKUP] = { .print = print_backup,
 	    .session = session_backup },
+	[PROTO_CMD_REPO] = { .print = print_repo },
+	[PROTO_CMD_FETCH] = { .print = print_fetch },
 	[PROTO_CMD_BISECT] = { .print = print_bisect },
 	[PROTO_CMD_STATUS] = { .print = print_status,
 	    .session = session_status, .local = status_local },

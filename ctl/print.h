@@ -37,6 +37,8 @@ print_fn	print_json;		/* pretty JSON without "ok" and "id" */
 print_fn	print_hosts;
 print_fn	print_reload;
 print_fn	print_backup;
+print_fn	print_repo;		/* the mirror's state */
+print_fn	print_fetch;
 print_fn	print_bisect;
 print_fn	print_status;	/* one bisection, or the list */
 print_fn	print_list;

@@ -8,6 +8,7 @@
 #include "config/config.h"
 #include "daemon/cmd.h"
 #include "daemon/cmdops.h"
+#include "daemon/cmdrepo.h"
 #include "daemon/cmdsvc.h"
 #include "daemon/ctl.h"
 #include "daemon/daemon.h"
@@ -33,6 +34,8 @@ static cmd_fn *const cmd_handlers[PROTO_CMD_COUNT] = {
 	[PROTO_CMD_HOSTS] = cmd_hosts,
 	[PROTO_CMD_RELOAD] = cmd_reload,
 	[PROTO_CMD_BACKUP] = cmdops_backup,
+	[PROTO_CMD_REPO] = cmdrepo_repo,
+	[PROTO_CMD_FETCH] = cmdrepo_fetch,
 	[PROTO_CMD_BISECT] = cmdsvc_bisect,
 	[PROTO_CMD_STATUS] = cmdsvc_status,
 	[PROTO_CMD_LIST] = cmdsvc_list,

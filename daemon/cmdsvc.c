@@ -4,6 +4,7 @@
 
 #include "common/xmalloc.h"
 #include "daemon/bisection.h"
+#include "daemon/cmdrepo.h"
 #include "daemon/cmdsvc.h"
 #include "daemon/ctl.h"
 #include "daemon/daemon.h"
@@ -12,8 +13,8 @@
 #include "store/store.h"
 
 /* Library errors map onto protocol codes by their errno. */
-static int
-cmdsvc_fail(struct cmd_ctx *ctx, const struct bd_error *err)
+static enum proto_error
+cmdsvc_code(const struct bd_error *err)
 {
 	enum proto_error e = PROTO_E_INTERNAL;
 
@@ -30,7 +31,13 @@ cmdsvc_fail(struct cmd_ctx *ctx, const struct bd_error *err)
 		e = PROTO_E_CONFLICT;
 		break;
 	}
-	return cmd_fail(ctx, e, "%s", err->msg);
+	return e;
+}
+
+static int
+cmdsvc_fail(struct cmd_ctx *ctx, const struct bd_error *err)
+{
+	return cmd_fail(ctx, cmdsvc_code(err), "%s", err->msg);
 }
 
 static struct bisection *
@@ -75,25 +82,63 @@ cmdsvc_bisect_request(const json_t *req, uid_t uid, struct sched_request *r,
 	r->uid = uid;
 }
 
-/* Validated up front; the reply carries the id, new or existing. */
-int
-cmdsvc_bisect(struct cmd_ctx *ctx)
+/* One bisect request into the scheduler; the reply gets the id. */
+static int
+cmdsvc_bisect_run(struct daemon *d, const json_t *req, uid_t uid,
+    json_t *reply, struct bd_error *err)
 {
-	size_t ngood = json_array_size(json_object_get(ctx->req, "good"));
+	size_t ngood = json_array_size(json_object_get(req, "good"));
 	const char **good = xcalloc(ngood ? ngood : 1, sizeof(*good));
 	struct sched_request r;
-	struct bd_error err;
 	int64_t id = 0;
 	int existing = 0, rc;
 
-	bd_error_clear(&err);
-	cmdsvc_bisect_request(ctx->req, ctx->conn->uid, &r, good);
-	rc = sched_bisect(ctx->d->sched, &r, &id, &existing, &err);
+	bd_error_clear(err);
+	cmdsvc_bisect_request(req, uid, &r, good);
+	rc = sched_bisect(d->sched, &r, &id, &existing, err);
 	free(good);
 	if (rc < 0)
+		return rc;
+	json_object_set_new(reply, "bisection", json_integer(id));
+	json_object_set_new(reply, "existing", json_boolean(existing));
+	return 0;
+}
+
+/*
+ * After the fetch a bisect request waited for: the revisions resolve now,
+ * or the error names the one still missing (and the fetch's failure).
+ */
+static void
+cmdsvc_bisect_retry(struct daemon *d, struct cmd_pending *p,
+    const json_t *req, uid_t uid, int fetch_rc, const char *fetch_msg)
+{
+	struct bd_error err;
+
+	if (cmdsvc_bisect_run(d, req, uid, cmd_pending_reply(p), &err) == 0)
+		cmd_pending_done(p);
+	else if (fetch_rc < 0)
+		cmd_pending_fail(p, cmdsvc_code(&err), "%s (after a failed "
+		    "fetch: %s)", err.msg, fetch_msg);
+	else
+		cmd_pending_fail(p, cmdsvc_code(&err), "%s (even after a "
+		    "fetch)", err.msg);
+}
+
+/*
+ * Validated up front; the reply carries the id, new or existing.  A
+ * revision the mirror lacks makes the reply wait for a fetch.
+ */
+int
+cmdsvc_bisect(struct cmd_ctx *ctx)
+{
+	struct bd_error err;
+	int rc;
+
+	if ((rc = cmdrepo_wait_revisions(ctx, cmdsvc_bisect_retry)) != 0)
+		return rc;
+	if (cmdsvc_bisect_run(ctx->d, ctx->req, ctx->conn->uid, ctx->reply,
+	    &err) < 0)
 		return cmdsvc_fail(ctx, &err);
-	json_object_set_new(ctx->reply, "bisection", json_integer(id));
-	json_object_set_new(ctx->reply, "existing", json_boolean(existing));
 	return 0;
 }
 

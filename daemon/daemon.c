@@ -16,6 +16,7 @@
 #include "common/log.h"
 #include "store/store.h"
 #include "daemon/sched.h"
+#include "daemon/watcher.h"
 #include <git2.h>
 
 /*
@@ -84,6 +85,45 @@ daemon_start_sched(struct daemon *d, struct bd_error *err)
 	}
 	env.repo = d->repo;
 	return sched_new(&env, &d->sched, err);
+}
+
+/*
+ * After a fetch: a mirror that did not exist at startup (the first clone)
+ * is opened and lent to the scheduler.
+ */
+static void
+daemon_fetched(void *arg)
+{
+	struct daemon *d = arg;
+
+	if (d->stopping || d->repo != NULL || d->cfg.repo.path == NULL)
+		return;
+	if (git_repository_open(&d->repo, d->cfg.repo.path) < 0) {
+		log_warnx("cannot open repository %s: %s", d->cfg.repo.path,
+		    git_error_last() ? git_error_last()->message : "");
+		d->repo = NULL;
+		return;
+	}
+	sched_set_repo(d->sched, d->repo);
+	sched_kick(d->sched);
+}
+
+/* The watcher borrows the loop and the store, and reports to watch. */
+static int
+daemon_start_watcher(struct daemon *d, struct bd_error *err)
+{
+	struct watcher_env env = {
+		.loop = &d->loop,
+		.store = d->store,
+		.config = daemon_config,
+		.config_arg = d,
+		.emit = daemon_sched_event,
+		.emit_arg = d,
+		.fetched = daemon_fetched,
+		.fetched_arg = d,
+	};
+
+	return watcher_new(&env, &d->watcher, err);
 }
 
 /*
@@ -233,6 +273,8 @@ daemon_init(struct daemon *d, const char *config_path, struct config *cfg,
 	d->git_ready = 1;
 	if ((rc = daemon_start_sched(d, err)) < 0)
 		return rc;
+	if ((rc = daemon_start_watcher(d, err)) < 0)
+		return rc;
 	log_info("bisectd %s listening on %s (pid %ld)", BISECTD_VERSION,
 	    dc->socket, (long)getpid());
 	return 0;
@@ -264,6 +306,7 @@ daemon_shutdown(struct daemon *d)
 	d->stopping = 1;
 	notify_send("STOPPING=1");
 	sched_stop(d->sched);
+	watcher_stop(d->watcher);
 	if (d->ctl_ready)
 		ctl_server_stop(&d->ctl);
 	for (i = 0; i < sizeof(sigs) / sizeof(sigs[0]); i++)
@@ -411,6 +454,8 @@ daemon_release(struct daemon *d)
 	}
 	sched_free(d->sched);
 	d->sched = NULL;
+	watcher_free(d->watcher);
+	d->watcher = NULL;
 	git_repository_free(d->repo);
 	d->repo = NULL;
 	if (d->git_ready)

@@ -24,6 +24,7 @@
 
 struct store;
 struct sched;
+struct watcher;
 struct git_repository;
 
 struct daemon {
@@ -32,6 +33,7 @@ struct daemon {
 	char		*config_path;	/* reloaded from here */
 	struct store	*store;
 	struct sched	*sched;		/* bisections, hosts, jobs */
+	struct watcher	*watcher;	/* fetches into the mirror */
 	struct git_repository *repo;	/* lent to the scheduler; may be NULL */
 	struct ctl_server ctl;
 	uv_signal_t	 sigint;

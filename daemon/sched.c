@@ -65,6 +65,13 @@ sched_repo(struct sched *s)
 	return s->env.repo;
 }
 
+/* A mirror cloned after startup is lent once it exists. */
+void
+sched_set_repo(struct sched *s, git_repository *repo)
+{
+	s->env.repo = repo;
+}
+
 /* Marks a bisection that cannot go on, with the reason for status. */
 void
 sched_fail(struct sched *s, struct bisection *b, const char *why)

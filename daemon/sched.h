@@ -104,6 +104,8 @@ void	sched_kick(struct sched *s);
 unsigned	 sched_group_test_hosts(struct sched *s, const char *group);
 struct pool	*sched_pool(struct sched *s);
 git_repository	*sched_repo(struct sched *s);
+/* Lends the repository when none was open at startup (a first clone). */
+void		 sched_set_repo(struct sched *s, git_repository *repo);
 /* {"bisection","run","commit"} of the work on host, or NULL. */
 json_t		*sched_host_current(struct sched *s, const char *host);
 

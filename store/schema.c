@@ -111,8 +111,31 @@ static const char store_schema_v1[] =
 "  created_ms INTEGER NOT NULL"
 ") STRICT;";
 
+/*
+ * Version 2: the mirror's watched refs.  repo_refs is the snapshot the
+ * last stored fetch saw; ref_events the changes, in the order they were
+ * seen (seq), written in one transaction with the snapshot.
+ */
+static const char store_schema_v2[] =
+"CREATE TABLE repo_refs ("
+"  ref TEXT PRIMARY KEY,"
+"  id TEXT NOT NULL CHECK (length(id) = 40)"
+") STRICT;"
+"CREATE TABLE ref_events ("
+"  seq INTEGER PRIMARY KEY,"
+"  ref TEXT NOT NULL,"
+"  old_id TEXT CHECK (old_id IS NULL OR length(old_id) = 40),"
+"  new_id TEXT CHECK (new_id IS NULL OR length(new_id) = 40),"
+"  change TEXT NOT NULL CHECK (change IN"
+"    ('appeared', 'moved', 'disappeared')),"
+"  seen_ms INTEGER NOT NULL,"
+"  CHECK ((change = 'appeared') = (old_id IS NULL)),"
+"  CHECK ((change = 'disappeared') = (new_id IS NULL))"
+") STRICT;";
+
 const struct store_migration store_migrations[] = {
 	{ 1, store_schema_v1 },
+	{ 2, store_schema_v2 },
 };
 const size_t store_nmigrations =
     sizeof(store_migrations) / sizeof(store_migrations[0]);
@@ -132,6 +155,9 @@ const char *const store_host_state_names[STORE_HOST_NSTATES] = {
 };
 const char *const store_build_state_names[STORE_BUILD_NSTATES] = {
 	"building", "ok", "failed",
+};
+const char *const store_ref_change_names[STORE_REF_NCHANGES] = {
+	"appeared", "moved", "disappeared",
 };
 
 #define BISECTION_COLS \
@@ -267,4 +293,17 @@ const char *const store_sql[STMT_COUNT] = {
 	    " json = excluded.json, created_ms = excluded.created_ms",
 	[STMT_REPORT_GET] =
 	    "SELECT text, json FROM reports WHERE bisection = ?1",
+
+	[STMT_REF_EVENT_ADD] =
+	    "INSERT INTO ref_events (ref, old_id, new_id, change, seen_ms)"
+	    " VALUES (?1, ?2, ?3, ?4, ?5)",
+	[STMT_REF_EVENT_LIST] =
+	    "SELECT seq, ref, old_id, new_id, change, seen_ms FROM ref_events"
+	    " WHERE seq > ?1 ORDER BY seq",
+	[STMT_REF_EVENT_LAST] = "SELECT coalesce(max(seq), 0) FROM ref_events",
+	[STMT_REF_PUT] =
+	    "INSERT INTO repo_refs (ref, id) VALUES (?1, ?2)"
+	    " ON CONFLICT (ref) DO UPDATE SET id = excluded.id",
+	[STMT_REF_DEL] = "DELETE FROM repo_refs WHERE ref = ?1",
+	[STMT_REF_LIST] = "SELECT ref, id FROM repo_refs ORDER BY ref",
 };

@@ -404,6 +404,49 @@ int	store_report_put(struct store *s, int64_t bisection, const char *text,
 int	store_report_get(struct store *s, int64_t bisection, char **textp,
 	    char **jsonp, struct bd_error *err);
 
+/* ---- ref events: what each fetch changed among the watched refs ---- */
+
+/*
+ * The store's copy of a repo/refs.h event (store/ may not include repo/):
+ * change is 0 appeared, 1 moved, 2 disappeared, as enum ref_change.
+ */
+struct store_ref_event {
+	int64_t		 seq;		/* row id, increasing; set by add */
+	const char	*ref;
+	const char	*old_id;	/* NULL when appeared */
+	const char	*new_id;	/* NULL when disappeared */
+	int		 change;
+	int64_t		 seen_ms;
+};
+
+/* One watched ref as the last stored fetch saw it. */
+struct store_ref {
+	const char	*ref;
+	const char	*id;
+};
+
+typedef int (*store_ref_event_cb)(void *arg, const struct store_ref_event *ev);
+typedef int (*store_ref_cb)(void *arg, const struct store_ref *r);
+
+/*
+ * Stores the n events of one fetch and applies them to the ref snapshot
+ * (table repo_refs: appeared and moved refs set to new_id, disappeared ones
+ * removed), all in one transaction, so a kill -9 leaves either both or
+ * neither.  ev[i].seq is set to each event's row id; seq and seen_ms of
+ * the input are otherwise ignored (seen_ms is taken from seen_ms).
+ */
+int	store_ref_event_add(struct store *s, struct store_ref_event *ev,
+	    size_t n, int64_t seen_ms, struct bd_error *err);
+/* Events with seq > seq, oldest first. */
+int	store_ref_event_list_since(struct store *s, int64_t seq,
+	    store_ref_event_cb cb, void *arg, struct bd_error *err);
+/* The newest event's seq, 0 when none. */
+int	store_ref_event_last(struct store *s, int64_t *seqp,
+	    struct bd_error *err);
+/* The ref snapshot, by ref name. */
+int	store_ref_list(struct store *s, store_ref_cb cb, void *arg,
+	    struct bd_error *err);
+
 /* The words the database and the protocol use for the enums. */
 const char *store_bisection_state_name(enum store_bisection_state st);
 const char *store_verdict_name(enum store_verdict v);

@@ -48,6 +48,12 @@ enum store_stmt_id {
 	STMT_SWEEP_GET,
 	STMT_REPORT_PUT,
 	STMT_REPORT_GET,
+	STMT_REF_EVENT_ADD,
+	STMT_REF_EVENT_LIST,
+	STMT_REF_EVENT_LAST,
+	STMT_REF_PUT,
+	STMT_REF_DEL,
+	STMT_REF_LIST,
 	STMT_COUNT
 };
 
@@ -67,6 +73,8 @@ extern const char *const store_verdict_names[STORE_VERDICT_N];
 extern const char *const store_run_state_names[STORE_RUN_NSTATES];
 extern const char *const store_host_state_names[STORE_HOST_NSTATES];
 extern const char *const store_build_state_names[STORE_BUILD_NSTATES];
+#define STORE_REF_NCHANGES 3
+extern const char *const store_ref_change_names[STORE_REF_NCHANGES];
 
 /* Reads one row into a module's struct and hands it to the user callback. */
 typedef int (*store_row_fn)(void *arg, sqlite3_stmt *st);

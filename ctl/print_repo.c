@@ -1,0 +1,77 @@
+/*
+ * The mirror's printers: `repo` (url, fetches, watched refs, progress)
+ * and `fetch`.
+ */
+#include "ctl/print.h"
+#include "ctl/print_int.h"
+
+/* Objects and bytes so far, as git prints them. */
+static void
+print_repo_progress(FILE *out, const json_t *p)
+{
+	fprintf(out, "progress:   %lld/%lld objects, %.1f MiB, indexed "
+	    "%lld/%lld, deltas %lld/%lld\n", num(p, "received_objects"),
+	    num(p, "total_objects"), num(p, "received_bytes") / 1048576.0,
+	    num(p, "indexed_objects"), num(p, "total_objects"),
+	    num(p, "indexed_deltas"), num(p, "total_deltas"));
+}
+
+/* The last fetch in one line: when, and its result or error. */
+static void
+print_repo_last(FILE *out, const json_t *last)
+{
+	char buf[64];
+
+	if (!json_is_object(last)) {
+		fprintf(out, "last fetch: never\n");
+		return;
+	}
+	fprintf(out, "last fetch: %s, ", timestr(json_object_get(last,
+	    "finished_ms"), TIME_SECOND, buf, sizeof(buf)));
+	if (json_is_true(json_object_get(last, "ok")))
+		fprintf(out, "ok, %lld ref change(s)\n", num(last, "changes"));
+	else
+		fprintf(out, "failed: %s\n", str(last, "error"));
+}
+
+void
+print_repo(FILE *out, const json_t *r, const json_t *req, unsigned flags)
+{
+	const json_t *repo = json_object_get(r, "repo"), *v;
+	char buf[64];
+	size_t i;
+
+	(void)req;
+	(void)flags;
+	fprintf(out, "url:        %s\n", json_is_string(json_object_get(repo,
+	    "url")) ? str(repo, "url") : "none (never fetches)");
+	fprintf(out, "path:       %s\n", str(repo, "path"));
+	print_repo_last(out, json_object_get(repo, "last_fetch"));
+	if (num(repo, "failures") > 0)
+		fprintf(out, "failures:   %lld in a row\n",
+		    num(repo, "failures"));
+	fprintf(out, "next fetch: %s\n", json_is_true(json_object_get(repo,
+	    "fetching")) ? "running now" : timestr(json_object_get(repo,
+	    "next_fetch_ms"), TIME_SECOND, buf, sizeof(buf)));
+	if ((v = json_object_get(repo, "progress")) != NULL)
+		print_repo_progress(out, v);
+	json_array_foreach(json_object_get(repo, "watch_refs"), i, v)
+		fprintf(out, "watching:   %s (%lld ref%s)%s\n", str(v, "glob"),
+		    num(v, "matches"), num(v, "matches") == 1 ? "" : "s",
+		    num(v, "matches") == 0 ? ": matches nothing" : "");
+	json_array_foreach(json_object_get(repo, "refs"), i, v)
+		fprintf(out, "  %s %s\n", str(v, "id"), str(v, "ref"));
+	json_array_foreach(json_object_get(r, "events"), i, v)
+		fprintf(out, "event %lld: %s %s %s -> %s\n", num(v, "seq"),
+		    str(v, "ref"), str(v, "change"), str(v, "old"),
+		    str(v, "new"));
+}
+
+void
+print_fetch(FILE *out, const json_t *r, const json_t *req, unsigned flags)
+{
+	if (json_object_get(r, "repo") != NULL)
+		print_repo(out, r, req, flags);
+	else
+		fprintf(out, "fetch started\n");
+}

@@ -1,0 +1,27 @@
+/*
+ * Inside the mirror: the ssh:// credential and host key callbacks
+ * (mirror_ssh.c), shared with the fetch in mirror.c.
+ */
+#ifndef REPO_MIRROR_INT_H
+#define REPO_MIRROR_INT_H
+
+#include <git2.h>
+
+#include "repo/mirror.h"
+
+/* The callbacks' payload for one fetch. */
+struct mirror_ssh {
+	const struct mirror_fetch_opts *o;
+	const char	*url;
+	int		 tries;		/* credential attempts so far */
+	int		 refused;	/* the host key was refused: why says */
+	char		 why[256];
+};
+
+const char *mirror_git_msg(void);
+int	mirror_ssh_credentials(git_credential **out, const char *url,
+	    const char *user, unsigned int allowed, void *payload);
+int	mirror_ssh_certificate(git_cert *cert, int valid, const char *host,
+	    void *payload);
+
+#endif
