@@ -1,7 +1,9 @@
 /*
  * The mirror's printers: `repo` (url, fetches, watched refs, progress)
- * and `fetch`.
+ * and `fetch`; and the sweeps that follow its refs, `sweeps` and `sweep`.
  */
+#include <string.h>
+
 #include "ctl/print.h"
 #include "ctl/print_int.h"
 
@@ -74,4 +76,58 @@ print_fetch(FILE *out, const json_t *r, const json_t *req, unsigned flags)
 		print_repo(out, r, req, flags);
 	else
 		fprintf(out, "fetch started\n");
+}
+
+/* A ref as people say it: next-20261201 rather than refs/tags/... */
+static const char *
+print_short_ref(const char *ref)
+{
+	return strncmp(ref, "refs/tags/", 10) == 0 ? ref + 10 : ref;
+}
+
+/* One line a sweep: name, last ref, state, next run, changes found. */
+void
+print_sweeps(FILE *out, const json_t *r, const json_t *req, unsigned flags)
+{
+	const json_t *v, *last;
+	size_t i;
+
+	(void)req;
+	(void)flags;
+	fprintf(out, "%-16s %-24s %-9s %-26s %s\n", "SWEEP", "LAST REF",
+	    "STATE", "NEXT", "CHANGES");
+	json_array_foreach(json_object_get(r, "sweeps"), i, v) {
+		last = json_object_get(v, "last");
+		fprintf(out, "%-16s %-24s %-9s %-26s %lld\n", str(v, "name"),
+		    json_is_object(last) ? print_short_ref(str(last, "ref")) :
+		    "-", str(v, "state"), str(v, "next"), num(v, "changes"));
+	}
+}
+
+/* The sweep's refs, oldest first, with the bisection each one started. */
+void
+print_sweep(FILE *out, const json_t *r, const json_t *req, unsigned flags)
+{
+	const json_t *sw = json_object_get(r, "sweep"), *v, *b;
+	size_t i;
+
+	(void)req;
+	(void)flags;
+	fprintf(out, "sweep %s: benchmark %s, refs %s, %s; next %s\n",
+	    str(sw, "name"), str(sw, "benchmark"), str(sw, "tag_pattern"),
+	    str(sw, "state"), str(sw, "next"));
+	fprintf(out, "%-24s %-12s %-10s %4s  %s\n", "REF", "COMMIT", "STATE",
+	    "RUNS", "BISECTION");
+	json_array_foreach(json_object_get(r, "refs"), i, v) {
+		b = json_object_get(v, "bisection");
+		fprintf(out, "%-24s %-12.12s %-10s %4lld  ",
+		    print_short_ref(str(v, "ref")), str(v, "commit"),
+		    str(v, "state"), num(v, "runs"));
+		if (json_is_integer(b))
+			fprintf(out, "%lld\n", (long long)json_integer_value(b));
+		else
+			fprintf(out, "-\n");
+	}
+	json_array_foreach(json_object_get(r, "plots"), i, v)
+		fprintf(out, "\n%s", str(v, "text"));
 }
