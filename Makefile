@@ -45,7 +45,7 @@ TEST_OBJ = $(TEST_SRC:%.c=$(BUILD)/asan/%.o)
 
 ALL_CFLAGS = $(CSTD) $(WARN) $(INCS) $(PKG_CFLAGS) -MMD -MP
 
-.PHONY: all deps test-deps test layering demo install clean bench bench-graph bench-sim bench-remote bench-sweep \
+.PHONY: all deps test-deps test layering demo install clean bench bench-graph bench-sim bench-remote bench-sweep bench-fetch \
         check-deps check-docs check-unit
 
 all: deps $(BUILD)/bisectd $(BUILD)/bisectctl

@@ -83,7 +83,7 @@ watcher_progress(void *arg, const struct mirror_progress *p)
  * stored snapshot and keep every old id reachable before the loop stores
  * the events; so an event is stored only once its old objects are safe.
  */
-static void
+void
 watcher_work(uv_work_t *work)
 {
 	struct watcher_job *j = work->data;
@@ -147,7 +147,7 @@ watcher_wake(struct watcher *w, int rc, const char *msg)
  * before anyone hears of them; a fetch whose events cannot be stored
  * counts as failed, and the next one finds them again.
  */
-static void
+void
 watcher_done(uv_work_t *work, int status)
 {
 	struct watcher_job *j = work->data;
@@ -190,6 +190,7 @@ watcher_tick(uv_timer_t *t)
 		    j->opts.url);
 		j->timed_out = 1;
 		__atomic_store_n(&j->cancel, 1, __ATOMIC_SEQ_CST);
+		watcher_clone_cancel(j);
 	}
 	watcher_emit_progress(w);
 }
@@ -223,11 +224,15 @@ watcher_start(struct watcher *w, struct bd_error *err)
 	pthread_mutex_unlock(&w->lock);
 	w->last_emitted_seq = (uint64_t)-1;
 	w->started_ms = watcher_now_ms();
-	if ((rc2 = uv_queue_work(w->env.loop, &j->work, watcher_work,
-	    watcher_done)) < 0) {
-		watcher_job_free(j);
-		return bd_error_set(err, -EIO, "cannot start a fetch: %s",
+	if (watcher_clone_wanted(j))
+		rc2 = watcher_clone_start(j, err);
+	else if ((rc2 = uv_queue_work(w->env.loop, &j->work, watcher_work,
+	    watcher_done)) < 0)
+		rc2 = bd_error_set(err, -EIO, "cannot start a fetch: %s",
 		    uv_strerror(rc2));
+	if (rc2 < 0) {
+		watcher_job_free(j);
+		return rc2;
 	}
 	w->job = j;
 	w->next_ms = 0;
@@ -279,8 +284,10 @@ watcher_stop(struct watcher *w)
 		return;
 	w->stopping = 1;
 	w->next_ms = 0;
-	if (w->job != NULL)
+	if (w->job != NULL) {
 		__atomic_store_n(&w->job->cancel, 1, __ATOMIC_SEQ_CST);
+		watcher_clone_cancel(w->job);
+	}
 	uv_close((uv_handle_t *)&w->timer, NULL);
 	uv_close((uv_handle_t *)&w->tick, NULL);
 }

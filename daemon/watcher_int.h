@@ -39,6 +39,7 @@ struct watcher_job {
 	struct store_ref_event	*ev;		/* strings point into old/now */
 	size_t			 nev;
 	volatile int		 cancel;
+	struct watcher_clone	*clone;		/* the git child, or NULL */
 	int			 timed_out;
 	uint64_t		 timeout_ms;
 	uint64_t		 started_loop_ms;
@@ -73,7 +74,17 @@ struct watcher {
 	int			 stopping;
 };
 
+struct watcher_clone;
+
 int64_t	watcher_now_ms(void);
+void	watcher_work(uv_work_t *work);
+void	watcher_done(uv_work_t *work, int status);
+/* Whether the first clone is git's: no mirror yet, not ssh:// (clone.c). */
+int	watcher_clone_wanted(const struct watcher_job *j);
+/* Spawns git clone --mirror; the job goes on when it exits. */
+int	watcher_clone_start(struct watcher_job *j, struct bd_error *err);
+/* Stops a running clone child (timeout, shutdown). */
+void	watcher_clone_cancel(struct watcher_job *j);
 void	watcher_timer(uv_timer_t *t);
 void	watcher_progress(void *arg, const struct mirror_progress *p);
 /* Splits a blank-separated glob list (NULL: every head and tag). */

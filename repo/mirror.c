@@ -36,7 +36,7 @@ mirror_git_msg(void)
 static int
 mirror_transfer(const git_indexer_progress *st, void *payload)
 {
-	const struct mirror_fetch_opts *o = payload;
+	const struct mirror_fetch_opts *o = ((struct mirror_ssh *)payload)->o;
 	struct mirror_progress p = {
 		.total_objects = st->total_objects,
 		.received_objects = st->received_objects,
@@ -55,7 +55,7 @@ mirror_transfer(const git_indexer_progress *st, void *payload)
 static int
 mirror_sideband(const char *str, int len, void *payload)
 {
-	const struct mirror_fetch_opts *o = payload;
+	const struct mirror_fetch_opts *o = ((struct mirror_ssh *)payload)->o;
 
 	(void)str;
 	(void)len;
@@ -180,7 +180,8 @@ mirror_refs(const char *path, const char *const *globs, size_t n,
 {
 	git_repository *repo = NULL;
 	git_reference_iterator *it = NULL;
-	git_reference *ref, *res;
+	git_reference *ref;
+	git_object *commit;
 	struct mirror_ref *refs = NULL;
 	size_t nrefs = 0, cap = 0;
 	int rc = 0;
@@ -197,8 +198,9 @@ mirror_refs(const char *path, const char *const *globs, size_t n,
 		goto out;
 	}
 	while (git_reference_next(&ref, it) == 0) {
+		/* An annotated tag counts as its commit, as bisections do. */
 		if (!mirror_watched(git_reference_name(ref), globs, n) ||
-		    git_reference_resolve(&res, ref) < 0) {
+		    git_reference_peel(&commit, ref, GIT_OBJECT_COMMIT) < 0) {
 			git_reference_free(ref);
 			continue;
 		}
@@ -208,9 +210,9 @@ mirror_refs(const char *path, const char *const *globs, size_t n,
 		}
 		refs[nrefs].name = xstrdup(git_reference_name(ref));
 		git_oid_tostr(refs[nrefs].id, sizeof(refs[nrefs].id),
-		    git_reference_target(res));
+		    git_object_id(commit));
 		nrefs++;
-		git_reference_free(res);
+		git_object_free(commit);
 		git_reference_free(ref);
 	}
 	if (nrefs > 0)

@@ -47,7 +47,7 @@ struct mirror_fetch_opts {
 	void		*arg;
 };
 
-/* One watched ref: full name and the id it points to (40 hex). */
+/* One watched ref: full name and its commit (40 hex; tags peeled). */
 struct mirror_ref {
 	char	*name;
 	char	 id[41];

@@ -29,6 +29,11 @@ Test(watch, new_and_rewritten_next_tags_are_noticed)
 	free(keys);
 	free(url);
 	json_decref(wt_wait_fetch(1));
+	/* git made the first clone; the mirror is where it belongs. */
+	cr_assert(tst_daemon_log_wait(&wt.td, "bisectd.log",
+	    "with git clone --mirror"));
+	cr_assert_eq(wt_git("-C", wt.mirror, "rev-parse", "--git-dir", NULL),
+	    0);
 	/* The first clone created the mirror: master is watched. */
 	cr_assert_eq(wt_count_events("refs/heads/master", "appeared", NULL),
 	    1);
