@@ -104,6 +104,42 @@ print_sweeps(FILE *out, const json_t *r, const json_t *req, unsigned flags)
 	}
 }
 
+/* A change as a signed percentage, or "-" when it cannot be told. */
+static void
+print_sweep_pct(FILE *out, const json_t *v)
+{
+	if (json_is_number(v))
+		fprintf(out, " %+7.1f%%", 100 * json_number_value(v));
+	else
+		fprintf(out, " %8s", "-");
+}
+
+/* Per watched metric: median, spread, the two changes and the flag. */
+static void
+print_sweep_result(FILE *out, const json_t *res)
+{
+	const json_t *m;
+	size_t i;
+
+	json_array_foreach(json_object_get(res, "metrics"), i, m) {
+		fprintf(out, "    %-24.24s", str(m, "name"));
+		if (json_is_number(json_object_get(m, "median")))
+			fprintf(out, " %12g", json_number_value(
+			    json_object_get(m, "median")));
+		else
+			fprintf(out, " %12s", "-");
+		if (json_is_number(json_object_get(m, "stddev_pct")))
+			fprintf(out, " +-%4.1f%%", json_number_value(
+			    json_object_get(m, "stddev_pct")));
+		else
+			fprintf(out, " %7s", "");
+		print_sweep_pct(out, json_object_get(m, "change_prev"));
+		print_sweep_pct(out, json_object_get(m, "change_base"));
+		fprintf(out, "  %s\n", strcmp(str(m, "verdict"), "changed") ==
+		    0 ? "CHANGED" : str(m, "verdict"));
+	}
+}
+
 /* The sweep's refs, oldest first, with the bisection each one started. */
 void
 print_sweep(FILE *out, const json_t *r, const json_t *req, unsigned flags)
@@ -118,6 +154,8 @@ print_sweep(FILE *out, const json_t *r, const json_t *req, unsigned flags)
 	    str(sw, "state"), str(sw, "next"));
 	fprintf(out, "%-24s %-12s %-10s %4s  %s\n", "REF", "COMMIT", "STATE",
 	    "RUNS", "BISECTION");
+	fprintf(out, "    %-24s %12s %7s %8s %8s  %s\n", "metric", "median",
+	    "stddev", "vs prev", "vs base", "change");
 	json_array_foreach(json_object_get(r, "refs"), i, v) {
 		b = json_object_get(v, "bisection");
 		fprintf(out, "%-24s %-12.12s %-10s %4lld  ",
@@ -127,6 +165,7 @@ print_sweep(FILE *out, const json_t *r, const json_t *req, unsigned flags)
 			fprintf(out, "%lld\n", (long long)json_integer_value(b));
 		else
 			fprintf(out, "-\n");
+		print_sweep_result(out, json_object_get(v, "result"));
 	}
 	json_array_foreach(json_object_get(r, "plots"), i, v)
 		fprintf(out, "\n%s", str(v, "text"));

@@ -15,6 +15,7 @@
 #include "common/xmalloc.h"
 #include "config/config.h"
 #include "daemon/sweep.h"
+#include "daemon/sweep_judge.h"
 #include "store/store.h"
 
 #define TAG_PREFIX	"refs/tags/"
@@ -296,26 +297,6 @@ sweeper_list(struct sweeper *sw, struct bd_error *err)
 	return json_pack("{s:o}", "sweeps", a);
 }
 
-/* The runs of one metric at one row, read from the store. */
-struct sweeper_runs {
-	const char	*metric;
-	double		*v;
-	size_t		 n;
-};
-
-static int
-sweeper_runs_add(void *arg, unsigned run, const char *metric, double value)
-{
-	struct sweeper_runs *r = arg;
-
-	(void)run;
-	if (strcmp(metric, r->metric) != 0)
-		return 0;
-	r->v = xreallocarray(r->v, r->n + 1, sizeof(*r->v));
-	r->v[r->n++] = value;
-	return 0;
-}
-
 /* Whether a row's result names metric among the changed ones. */
 static int
 sweeper_changed(const json_t *row, const char *metric)
@@ -335,8 +316,11 @@ sweeper_changed(const json_t *row, const char *metric)
 static json_t *
 sweeper_plot(struct sweeper *sw, const char *metric, const json_t *rows)
 {
-	struct sweeper_runs *runs;
 	struct sweep_plot_ref *refs;
+	struct {
+		double	*v;
+		size_t	 n;
+	} *runs;
 	struct bd_error err;
 	const json_t *row;
 	size_t i, n = 0, change = SIZE_MAX, len = 0;
@@ -350,10 +334,9 @@ sweeper_plot(struct sweeper *sw, const char *metric, const json_t *rows)
 		if (strcmp(json_string_value(json_object_get(row, "state")),
 		    "rewritten") == 0)
 			continue;
-		runs[n].metric = metric;
-		if (store_sweep_sample_list(sw->env.store, json_integer_value(
-		    json_object_get(row, "id")), sweeper_runs_add, &runs[n],
-		    &err) < 0)
+		if (sweep_judge_runs(sw->env.store, json_integer_value(
+		    json_object_get(row, "id")), metric, &runs[n].v,
+		    &runs[n].n, NULL, &err) < 0)
 			log_warnx("sweep plot: %s", err.msg);
 		refs[n].label = json_string_value(json_object_get(row, "ref"));
 		if (strncmp(refs[n].label, TAG_PREFIX, strlen(TAG_PREFIX)) == 0)

@@ -83,6 +83,26 @@ judge_load(struct store *st, int64_t id, const char *metric,
 	return store_sweep_sample_list(st, id, judge_sample, out, err);
 }
 
+/* See sweep_judge.h: the plots read runs the way the verdicts do. */
+int
+sweep_judge_runs(struct store *st, int64_t id, const char *metric,
+    double **v, size_t *n, unsigned *runs, struct bd_error *err)
+{
+	struct judge_runs r;
+	int rc = judge_load(st, id, metric, &r, err);
+
+	if (rc < 0) {
+		free(r.v);
+		r.v = NULL;
+		r.n = 0;
+	}
+	*v = r.v;
+	*n = r.n;
+	if (runs != NULL)
+		*runs = r.runs;
+	return rc;
+}
+
 /* Median and relative standard deviation of the new ref's runs. */
 static void
 judge_spread(const struct judge_runs *r, double *median, double *sd_pct)

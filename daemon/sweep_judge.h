@@ -33,4 +33,12 @@ int	sweep_judge_row(struct store *st, const struct config *cfg,
 	    const struct config_sweep *w, int64_t id, unsigned *more,
 	    json_t **result, struct bd_error *err);
 
+/*
+ * The runs of one metric at swept ref id, from the store: *v (the
+ * caller's to free, NULL when none) holds *n values; *runs (may be NULL)
+ * gets the number of runs stored for any metric.
+ */
+int	sweep_judge_runs(struct store *st, int64_t id, const char *metric,
+	    double **v, size_t *n, unsigned *runs, struct bd_error *err);
+
 #endif
