@@ -76,7 +76,6 @@ struct watcher {
 
 struct watcher_clone;
 
-int64_t	watcher_now_ms(void);
 void	watcher_work(uv_work_t *work);
 void	watcher_done(uv_work_t *work, int status);
 /* Whether the first clone is git's: no mirror yet, not ssh:// (clone.c). */

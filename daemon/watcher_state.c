@@ -6,11 +6,11 @@
 #include <fnmatch.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 #include "common/log.h"
 #include "common/xmalloc.h"
 #include "config/config.h"
+#include "daemon/daemon.h"
 #include "daemon/watcher_int.h"
 
 static const char *const watcher_change_names[] = {
@@ -18,16 +18,6 @@ static const char *const watcher_change_names[] = {
 	[REF_MOVED] = "moved",
 	[REF_DISAPPEARED] = "disappeared",
 };
-
-/* Wall-clock time: fetch times are read by people. */
-int64_t
-watcher_now_ms(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_REALTIME, &ts);
-	return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
-}
 
 void
 watcher_globs(const char *list, char ***globsp, size_t *np)
@@ -142,7 +132,7 @@ watcher_record(struct watcher *w, struct watcher_job *j)
 {
 	size_t i;
 
-	w->finished_ms = watcher_now_ms();
+	w->finished_ms = daemon_now_ms();
 	w->last_rc = j->rc;
 	free(w->last_url);
 	w->last_url = xstrdup(j->opts.url);

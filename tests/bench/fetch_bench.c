@@ -88,6 +88,20 @@ time_mirror(const char *url, const char *path)
 	return now_s() - t0;
 }
 
+/* Both sides of one step, git first in even runs, libgit2 first in odd. */
+static void
+time_pair(int r, char *const git[], const char *url, const char *path,
+    double *g, double *l)
+{
+	if (r % 2 == 0) {
+		*g += time_git(git);
+		*l += time_mirror(url, path);
+	} else {
+		*l += time_mirror(url, path);
+		*g += time_git(git);
+	}
+}
+
 /* git daemon on a free port serving dir; its pid. */
 static pid_t
 serve(const char *dir, int *portp)
@@ -215,21 +229,9 @@ main(int argc, char **argv)
 		    "origin", NULL };
 
 		run(rm);
-		if (r % 2 == 0) {
-			g1 += time_git(clone);
-			l1 += time_mirror(url, lm);
-		} else {
-			l1 += time_mirror(url, lm);
-			g1 += time_git(clone);
-		}
+		time_pair(r, clone, url, lm, &g1, &l1);
 		add_tag(up, r);
-		if (r % 2 == 0) {
-			g2 += time_git(fetch);
-			l2 += time_mirror(url, lm);
-		} else {
-			l2 += time_mirror(url, lm);
-			g2 += time_git(fetch);
-		}
+		time_pair(r, fetch, url, lm, &g2, &l2);
 	}
 	printf("first clone of %ld commits (%d run%s, mean):\n"
 	    "  git clone --mirror %8.2f s\n  libgit2 mirror     %8.2f s   "

@@ -187,3 +187,23 @@ Test(watch, failures_show_in_repo_and_the_daemon_serves)
 	cr_assert_eq(wt_count_events("refs/tags/next-1", "appeared", n1), 1);
 	free(n1);
 }
+
+/* A [repo] path without url: never fetched into, fetch is a conflict. */
+Test(watch, a_path_without_url_never_fetches)
+{
+	json_t *r, *repo;
+
+	wt_setup("watch-nourl");
+	wt_start("");
+	r = wt_req("{\"cmd\":\"fetch\",\"wait\":true}");
+	cr_assert_str_eq(tst_daemon_error_code(r), "conflict");
+	json_decref(r);
+	r = wt_req("{\"cmd\":\"repo\"}");
+	repo = json_object_get(r, "repo");
+	cr_assert(json_is_null(json_object_get(repo, "url")));
+	cr_assert(json_is_null(json_object_get(repo, "last_fetch")));
+	cr_assert(json_is_null(json_object_get(repo, "next_fetch_ms")));
+	json_decref(r);
+	cr_assert_neq(wt_git("-C", wt.mirror, "rev-parse", "--git-dir", NULL),
+	    0, "the mirror was created without a url");
+}
