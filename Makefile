@@ -47,7 +47,7 @@ TEST_OBJ = $(TEST_SRC:%.c=$(BUILD)/asan/%.o)
 ALL_CFLAGS = $(CSTD) $(WARN) $(INCS) $(PKG_CFLAGS) -MMD -MP
 
 .PHONY: all deps test-deps test layering demo install clean bench bench-graph bench-sim bench-remote \
-        bench-fetch check-deps check-docs check-unit docs fuzz fuzz-build
+        bench-fetch bench-sweep check-deps check-docs check-unit docs fuzz fuzz-build
 
 all: deps $(BUILD)/bisectd $(BUILD)/bisectctl
 

@@ -70,6 +70,13 @@ static const struct proto_cmd_field proto_cmd_fetch_fields[] = {
 	{ .name = NULL }
 };
 
+static const struct proto_cmd_field proto_cmd_sweep_fields[] = {
+	{ .name = "name", .type = PROTO_T_STRING, .required = 1,
+	    .arg = "NAME" },
+	{ .name = "now", .type = PROTO_T_BOOL, .arg = "--now" },
+	{ .name = NULL }
+};
+
 /* Every command of the protocol; docs/protocol.md describes each row. */
 const struct proto_cmd proto_cmd_table[PROTO_CMD_COUNT] = {
 	[PROTO_CMD_PING] = { .name = "ping", .usage = "",
@@ -129,6 +136,13 @@ const struct proto_cmd proto_cmd_table[PROTO_CMD_COUNT] = {
 	[PROTO_CMD_REPORT] = { .name = "report",
 	    .fields = proto_cmd_id_fields, .usage = "ID [--json] [--html FILE]",
 	    .help = "the bisection's report (--json: its data, --html: a page with plots)" },
+	[PROTO_CMD_SWEEPS] = { .name = "sweeps", .usage = "",
+	    .help = "each sweep's last ref, state, next run and changes found" },
+	[PROTO_CMD_SWEEP] = { .name = "sweep",
+	    .flags = PROTO_CMD_STATE_CHANGING,
+	    .fields = proto_cmd_sweep_fields, .usage = "NAME [--now]",
+	    .help = "a sweep's refs and what it found (--now: sweep the newest "
+	    "matching ref now)" },
 	[PROTO_CMD_WATCH] = { .name = "watch", .flags = PROTO_CMD_STREAMS,
 	    .usage = "",
 	    .help = "print events as they happen, until interrupted" },

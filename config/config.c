@@ -93,9 +93,10 @@ config_sweep_release(struct config_sweep *w)
 {
 	free(w->name);
 	free(w->benchmark);
-	free(w->metric);
+	config_sweep_names_free(&w->metrics);
 	free(w->group);
 	free(w->tag_pattern);
+	free(w->start);
 }
 
 void

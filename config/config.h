@@ -138,13 +138,37 @@ struct config_benchmark {
 	int		 line;
 };
 
+/* A list of names, in file order; owned by the section. */
+struct config_names {
+	char		**v;
+	size_t		 n;
+};
+
+enum config_schedule_kind {
+	CONFIG_SCHEDULE_EACH = 0,	/* every new or moved matching ref */
+	CONFIG_SCHEDULE_DAILY,		/* the newest matching ref, once a day */
+};
+
+struct config_schedule {
+	enum config_schedule_kind kind;
+	unsigned	 minute;		/* DAILY: minutes after 00:00 UTC */
+};
+
+/* Range of a sweep's priority; operator bisections default to 0. */
+#define CONFIG_PRIORITY_MIN	(-1000000)
+#define CONFIG_PRIORITY_MAX	1000000
+
 struct config_sweep {
 	char		*name;
 	char		*benchmark;		/* must name a [benchmark] */
-	char		*metric;		/* must be a metric of it */
+	struct config_names metrics;		/* numeric metrics of it; none: all */
 	char		*group;			/* must name a host group */
-	char		*tag_pattern;		/* e.g. next-* */
-	uint64_t	 interval_ms;
+	char		*tag_pattern;		/* glob on full ref names */
+	unsigned	 samples;		/* runs of a tag at most */
+	unsigned	 baseline;		/* K tags of the rolling baseline */
+	struct config_schedule schedule;
+	int		 priority;		/* of the bisections it starts */
+	char		*start;			/* first ref swept; NULL: after the newest */
 	int		 line;
 };
 
@@ -266,6 +290,15 @@ const struct config_sweep	*config_sweep_find(const struct config *cfg,
 const struct config_metric	*config_metric_find(
 				    const struct config_benchmark *b,
 				    const char *name);
+/*
+ * The metrics a sweep watches, into out[0..max-1] (pointers into cfg):
+ * its metrics list, or every numeric metric of its benchmark.  Returns
+ * their count (possibly more than max: the caller sizes out), or 0 when
+ * the benchmark is unknown.
+ */
+size_t	config_sweep_metrics(const struct config *cfg,
+	    const struct config_sweep *w, const struct config_metric **out,
+	    size_t max);
 
 /* The words of enum config_host_role, as the file and the protocol use them. */
 extern const struct name_value config_role_words[];

@@ -178,5 +178,17 @@ int	config_value_metric(const struct config_ctx *,
 	    const struct config_key *, void *, const char *, struct bd_error *);
 int	config_value_metrics(const struct config_ctx *,
 	    const struct config_key *, void *, const char *, struct bd_error *);
+/* The next item of a comma list into item; 1, 0 at the end, or -errno. */
+int	config_list_next(const char **s, char *item, size_t size, size_t *n,
+	    struct bd_error *err);
+
+/* sweep.c: the value kinds only [sweep] uses. */
+int	config_sweep_value_names(const struct config_ctx *,
+	    const struct config_key *, void *, const char *, struct bd_error *);
+int	config_sweep_value_schedule(const struct config_ctx *,
+	    const struct config_key *, void *, const char *, struct bd_error *);
+int	config_sweep_value_priority(const struct config_ctx *,
+	    const struct config_key *, void *, const char *, struct bd_error *);
+void	config_sweep_names_free(struct config_names *names);
 
 #endif

@@ -121,6 +121,40 @@ config_json_metrics(const struct config_key *key, const void *base)
 	return a;
 }
 
+static json_t *
+config_json_names(const struct config_key *key, const void *base)
+{
+	const struct config_names *n = CONFIG_FIELD(base, key,
+	    const struct config_names);
+	json_t *a = json_array();
+	size_t i;
+
+	for (i = 0; i < n->n; i++)
+		json_array_append_new(a, json_string(n->v[i]));
+	return a;
+}
+
+/* The schedule as the file writes it. */
+static json_t *
+config_json_schedule(const struct config_key *key, const void *base)
+{
+	const struct config_schedule *sc = CONFIG_FIELD(base, key,
+	    const struct config_schedule);
+	char buf[32];
+
+	if (sc->kind == CONFIG_SCHEDULE_EACH)
+		return json_string("each");
+	snprintf(buf, sizeof(buf), "daily %02u:%02u", sc->minute / 60,
+	    sc->minute % 60);
+	return json_string(buf);
+}
+
+static json_t *
+config_json_int(const struct config_key *key, const void *base)
+{
+	return json_integer(*CONFIG_FIELD(base, key, const int));
+}
+
 static const struct {
 	config_parse_fn	 parse;
 	config_json_fn	 emit;
@@ -138,6 +172,9 @@ static const struct {
 	{ config_value_roles, config_json_roles, "" },
 	{ config_value_metrics, config_json_metrics, "" },
 	{ config_value_metric, config_json_string, "" },
+	{ config_sweep_value_names, config_json_names, "" },
+	{ config_sweep_value_schedule, config_json_schedule, "" },
+	{ config_sweep_value_priority, config_json_int, "" },
 };
 
 /* The row of config_json_types for a key's parser; a key without one is a bug. */

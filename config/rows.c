@@ -69,6 +69,9 @@ static const struct {
 	{ config_value_roles, "roles" },
 	{ config_value_metrics, "metrics" },
 	{ config_value_metric, "metric" },
+	{ config_sweep_value_names, "names" },
+	{ config_sweep_value_schedule, "schedule" },
+	{ config_sweep_value_priority, "integer" },
 };
 
 static const char *

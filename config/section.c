@@ -171,19 +171,39 @@ static const struct config_key config_benchmark_keys[] = {
 	    "touching only another one is flagged."),
 };
 
-/* Indexes of the keys that config_sweep_check reports on. */
-enum { SWEEP_KEY_BENCHMARK, SWEEP_KEY_METRIC, SWEEP_KEY_GROUP };
+/*
+ * A sweep reads its section each time it handles a ref, so every key
+ * applies from the next tag on (a tag being sampled keeps its runs).
+ * Indexes of the keys that config_sweep_check reports on come first.
+ */
+#define KEYX(st, name, fn, d, r, doc) \
+	{ #name, config_sweep_value_##fn, offsetof(struct st, name), 0, 0, 0, \
+	  NULL, d, r, doc }
+enum { SWEEP_KEY_BENCHMARK, SWEEP_KEY_METRICS, SWEEP_KEY_GROUP };
 static const struct config_key config_sweep_keys[] = {
 	[SWEEP_KEY_BENCHMARK] = KEY(config_sweep, benchmark, name, REQ, 0, 0,
 	    NULL, LIVE, "Benchmark to run."),
-	[SWEEP_KEY_METRIC] = KEY(config_sweep, metric, metric, REQ, 0, 0, NULL,
-	    LIVE, "Metric watched, one of the benchmark's."),
+	[SWEEP_KEY_METRICS] = KEYX(config_sweep, metrics, names, NULL, LIVE,
+	    "Metrics watched, numeric ones of the benchmark separated by "
+	    "commas; unset, every metric that has a direction."),
 	[SWEEP_KEY_GROUP] = KEY(config_sweep, group, name, REQ, 0, 0, NULL,
 	    LIVE, "Host group it runs on, with build and test hosts."),
 	KEY(config_sweep, tag_pattern, string, REQ, 0, 0, NULL, LIVE,
-	    "Tags to follow, a shell glob."),
-	KEYF(config_sweep, interval, interval_ms, duration, 0, "1h", LIVE,
-	    "How often to look for new tags."),
+	    "Refs to follow, a shell glob on the full name or the tag name."),
+	KEY(config_sweep, samples, uint, 0, 2, 1000, "15", LIVE,
+	    "Runs of one tag at most; the sequential test decides how many "
+	    "it needs."),
+	KEY(config_sweep, baseline, uint, 0, 1, 32, "5", LIVE,
+	    "Previous tags whose median level is the rolling baseline."),
+	KEYX(config_sweep, schedule, schedule, "each", LIVE,
+	    "When to sweep: each new or moved ref, or daily HH:MM (UTC) the "
+	    "newest one."),
+	KEYX(config_sweep, priority, priority, "-1", LIVE,
+	    "Priority of the bisections it starts; operator bisections have "
+	    "0."),
+	KEY(config_sweep, start, string, 0, 0, 0, NULL, LIVE,
+	    "First ref swept; unset, the newest matching ref is the first "
+	    "baseline and only later ones are swept."),
 };
 
 _Static_assert(CONFIG_NITEMS(config_daemon_keys) <= CONFIG_MAX_KEYS &&
@@ -555,15 +575,17 @@ config_section_key(struct config_ctx *ctx, const char *name,
 		config_error(ctx, ctx->lineno, ctx->label, name, "%s", err.msg);
 }
 
-/* A sweep names a benchmark, one of its metrics and a host group. */
+/* A sweep names a benchmark, numeric metrics of it and a host group. */
 static void
 config_sweep_check(struct config_ctx *ctx, const struct config_sweep *w,
     const int *lines)
 {
 	const struct config *cfg = ctx->cfg;
 	const struct config_benchmark *b = NULL;
+	const struct config_metric *m;
 	char label[CONFIG_NAME_MAX + 16];
 	unsigned roles;
+	size_t i;
 
 	snprintf(label, sizeof(label), "[sweep %s]", w->name);
 	if (cfg->repo.path == NULL)
@@ -575,10 +597,17 @@ config_sweep_check(struct config_ctx *ctx, const struct config_sweep *w,
 			config_error(ctx, lines[SWEEP_KEY_BENCHMARK], label,
 			    "benchmark", "no [benchmark %s]", w->benchmark);
 	}
-	if (b != NULL && w->metric != NULL &&
-	    config_metric_find(b, w->metric) == NULL)
-		config_error(ctx, lines[SWEEP_KEY_METRIC], label, "metric",
-		    "[benchmark %s] has no metric '%s'", b->name, w->metric);
+	for (i = 0; b != NULL && i < w->metrics.n; i++) {
+		m = config_metric_find(b, w->metrics.v[i]);
+		if (m == NULL)
+			config_error(ctx, lines[SWEEP_KEY_METRICS], label,
+			    "metrics", "[benchmark %s] has no metric '%s'",
+			    b->name, w->metrics.v[i]);
+		else if (m->kind != CONFIG_METRIC_NUMERIC)
+			config_error(ctx, lines[SWEEP_KEY_METRICS], label,
+			    "metrics", "metric '%s' is pass-fail; a sweep "
+			    "watches numbers", m->name);
+	}
 	if (w->group == NULL)
 		return;
 	roles = config_group_roles(cfg, w->group);

@@ -335,7 +335,7 @@ config_value_enum(const struct config_ctx *ctx, const struct config_key *key,
  * an item, 0 at the end, or a negative code for an empty or overlong item,
  * so "a,,b" and "a," are errors.  *n counts the items for messages.
  */
-static int
+int
 config_list_next(const char **s, char *item, size_t size, size_t *n,
     struct bd_error *err)
 {

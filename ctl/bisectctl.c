@@ -105,6 +105,8 @@ static const struct ctlside ctl_sides[PROTO_CMD_COUNT] = {
 	[PROTO_CMD_SAMPLES] = { .print = print_samples },
 	[PROTO_CMD_REPORT] = { .print = print_report, .flags = CTL_OWNJSON,
 	    .session = session_report, .local = report_local },
+	[PROTO_CMD_SWEEPS] = { .print = print_sweeps },
+	[PROTO_CMD_SWEEP] = { .print = print_sweep },
 	/* PROTO_CMD_STREAMS: the event stream, printed line by line. */
 	[PROTO_CMD_WATCH] = { .print = NULL },
 };

@@ -39,6 +39,8 @@ print_fn	print_reload;
 print_fn	print_backup;
 print_fn	print_repo;		/* the mirror's state */
 print_fn	print_fetch;
+print_fn	print_sweeps;		/* nightly sweeps */
+print_fn	print_sweep;
 print_fn	print_bisect;
 print_fn	print_status;	/* one bisection, or the list */
 print_fn	print_list;

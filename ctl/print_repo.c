@@ -1,7 +1,9 @@
 /*
  * The mirror's printers: `repo` (url, fetches, watched refs, progress)
- * and `fetch`.
+ * and `fetch`; and the sweeps that follow its refs, `sweeps` and `sweep`.
  */
+#include <string.h>
+
 #include "ctl/print.h"
 #include "ctl/print_int.h"
 
@@ -74,4 +76,97 @@ print_fetch(FILE *out, const json_t *r, const json_t *req, unsigned flags)
 		print_repo(out, r, req, flags);
 	else
 		fprintf(out, "fetch started\n");
+}
+
+/* A ref as people say it: next-20261201 rather than refs/tags/... */
+static const char *
+print_short_ref(const char *ref)
+{
+	return strncmp(ref, "refs/tags/", 10) == 0 ? ref + 10 : ref;
+}
+
+/* One line a sweep: name, last ref, state, next run, changes found. */
+void
+print_sweeps(FILE *out, const json_t *r, const json_t *req, unsigned flags)
+{
+	const json_t *v, *last;
+	size_t i;
+
+	(void)req;
+	(void)flags;
+	fprintf(out, "%-16s %-24s %-9s %-26s %s\n", "SWEEP", "LAST REF",
+	    "STATE", "NEXT", "CHANGES");
+	json_array_foreach(json_object_get(r, "sweeps"), i, v) {
+		last = json_object_get(v, "last");
+		fprintf(out, "%-16s %-24s %-9s %-26s %lld\n", str(v, "name"),
+		    json_is_object(last) ? print_short_ref(str(last, "ref")) :
+		    "-", str(v, "state"), str(v, "next"), num(v, "changes"));
+	}
+}
+
+/* A change as a signed percentage, or "-" when it cannot be told. */
+static void
+print_sweep_pct(FILE *out, const json_t *v)
+{
+	if (json_is_number(v))
+		fprintf(out, " %+7.1f%%", 100 * json_number_value(v));
+	else
+		fprintf(out, " %8s", "-");
+}
+
+/* Per watched metric: median, spread, the two changes and the flag. */
+static void
+print_sweep_result(FILE *out, const json_t *res)
+{
+	const json_t *m;
+	size_t i;
+
+	json_array_foreach(json_object_get(res, "metrics"), i, m) {
+		fprintf(out, "    %-24.24s", str(m, "name"));
+		if (json_is_number(json_object_get(m, "median")))
+			fprintf(out, " %12g", json_number_value(
+			    json_object_get(m, "median")));
+		else
+			fprintf(out, " %12s", "-");
+		if (json_is_number(json_object_get(m, "stddev_pct")))
+			fprintf(out, " +-%4.1f%%", json_number_value(
+			    json_object_get(m, "stddev_pct")));
+		else
+			fprintf(out, " %7s", "");
+		print_sweep_pct(out, json_object_get(m, "change_prev"));
+		print_sweep_pct(out, json_object_get(m, "change_base"));
+		fprintf(out, "  %s\n", strcmp(str(m, "verdict"), "changed") ==
+		    0 ? "CHANGED" : str(m, "verdict"));
+	}
+}
+
+/* The sweep's refs, oldest first, with the bisection each one started. */
+void
+print_sweep(FILE *out, const json_t *r, const json_t *req, unsigned flags)
+{
+	const json_t *sw = json_object_get(r, "sweep"), *v, *b;
+	size_t i;
+
+	(void)req;
+	(void)flags;
+	fprintf(out, "sweep %s: benchmark %s, refs %s, %s; next %s\n",
+	    str(sw, "name"), str(sw, "benchmark"), str(sw, "tag_pattern"),
+	    str(sw, "state"), str(sw, "next"));
+	fprintf(out, "%-24s %-12s %-10s %4s  %s\n", "REF", "COMMIT", "STATE",
+	    "RUNS", "BISECTION");
+	fprintf(out, "    %-24s %12s %7s %8s %8s  %s\n", "metric", "median",
+	    "stddev", "vs prev", "vs base", "change");
+	json_array_foreach(json_object_get(r, "refs"), i, v) {
+		b = json_object_get(v, "bisection");
+		fprintf(out, "%-24s %-12.12s %-10s %4lld  ",
+		    print_short_ref(str(v, "ref")), str(v, "commit"),
+		    str(v, "state"), num(v, "runs"));
+		if (json_is_integer(b))
+			fprintf(out, "%lld\n", (long long)json_integer_value(b));
+		else
+			fprintf(out, "-\n");
+		print_sweep_result(out, json_object_get(v, "result"));
+	}
+	json_array_foreach(json_object_get(r, "plots"), i, v)
+		fprintf(out, "\n%s", str(v, "text"));
 }

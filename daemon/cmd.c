@@ -48,6 +48,8 @@ static cmd_fn *const cmd_handlers[PROTO_CMD_COUNT] = {
 	[PROTO_CMD_UNDRAIN] = cmdsvc_undrain,
 	[PROTO_CMD_WATCH] = cmdsvc_watch,
 	[PROTO_CMD_REPORT] = cmdsvc_report,
+	[PROTO_CMD_SWEEPS] = cmdrepo_sweeps,
+	[PROTO_CMD_SWEEP] = cmdrepo_sweep,
 };
 
 /* The protocol table names the commands; this adds who answers them. */

@@ -1,3 +1,4 @@
+#include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -7,6 +8,7 @@
 #include "daemon/cmdrepo.h"
 #include "daemon/ctl.h"
 #include "daemon/daemon.h"
+#include "daemon/sweep.h"
 #include "daemon/watcher.h"
 #include "repo/rev.h"
 
@@ -118,4 +120,38 @@ cmdrepo_wait_revisions(struct cmd_ctx *ctx, cmdrepo_retry_fn *retry)
 	}
 	w->pending = cmd_defer(ctx);
 	return CMD_DEFERRED;
+}
+
+/* Each sweep's last ref, state, next run and changes found. */
+int
+cmdrepo_sweeps(struct cmd_ctx *ctx)
+{
+	struct bd_error err;
+	json_t *r = sweeper_list(ctx->d->sweeper, &err);
+
+	if (r == NULL)
+		return cmd_fail(ctx, PROTO_E_INTERNAL, "%s", err.msg);
+	json_object_update(ctx->reply, r);
+	json_decref(r);
+	return 0;
+}
+
+/* One sweep and its refs; with now, the newest matching ref is queued. */
+int
+cmdrepo_sweep(struct cmd_ctx *ctx)
+{
+	const char *name = json_string_value(json_object_get(ctx->req, "name"));
+	struct bd_error err;
+	json_t *r;
+
+	if (json_is_true(json_object_get(ctx->req, "now")) &&
+	    sweeper_now(ctx->d->sweeper, name, &err) < 0)
+		return cmd_fail(ctx, err.code == -ENOENT ?
+		    PROTO_E_INVALID_ARGUMENT : PROTO_E_INTERNAL, "%s", err.msg);
+	if ((r = sweeper_show(ctx->d->sweeper, name, &err)) == NULL)
+		return cmd_fail(ctx, err.code == -ENOENT ?
+		    PROTO_E_INVALID_ARGUMENT : PROTO_E_INTERNAL, "%s", err.msg);
+	json_object_update(ctx->reply, r);
+	json_decref(r);
+	return 0;
 }

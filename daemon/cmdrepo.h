@@ -1,6 +1,6 @@
 /*
  * Control commands of the mirror: repo (its state) and fetch (now, and
- * with wait until it ends); and the wait of a bisect request whose
+ * with wait until it ends); sweeps and sweep, which follow its refs; and the wait of a bisect request whose
  * revisions the mirror lacks.  Handlers of cmd.c's table; fields in
  * common/proto_cmd.c.
  */
@@ -11,6 +11,9 @@
 
 cmd_fn	cmdrepo_repo;
 cmd_fn	cmdrepo_fetch;
+/* The nightly sweeps, which follow the mirror's refs (daemon/sweep.c). */
+cmd_fn	cmdrepo_sweeps;
+cmd_fn	cmdrepo_sweep;
 
 #include <sys/types.h>
 

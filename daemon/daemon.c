@@ -20,6 +20,7 @@
 #include "common/log.h"
 #include "store/store.h"
 #include "daemon/sched.h"
+#include "daemon/sweep.h"
 #include "daemon/watcher.h"
 #include <git2.h>
 
@@ -131,6 +132,31 @@ daemon_start_watcher(struct daemon *d, struct bd_error *err)
 	};
 
 	return watcher_new(&env, &d->watcher, err);
+}
+
+/*
+ * Sweeps hear every ref event the watcher stores; the events stored since
+ * a sweep's cursor (a kill -9 between storing and handling) are replayed
+ * first, so none is lost or handled twice.
+ */
+static int
+daemon_start_sweeps(struct daemon *d, struct bd_error *err)
+{
+	struct sweeper_env env = {
+		.store = d->store,
+		.config = daemon_config,
+		.config_arg = d,
+	};
+	int64_t from;
+	int rc;
+
+	if ((rc = sweeper_new(&env, &d->sweeper, err)) < 0 ||
+	    (rc = sweeper_start(d->sweeper, &from, err)) < 0 ||
+	    (rc = watcher_replay(d->watcher, from, sweeper_ref_event,
+	    d->sweeper, err)) < 0)
+		return rc;
+	watcher_listen(d->watcher, sweeper_ref_event, d->sweeper);
+	return 0;
 }
 
 /*
@@ -292,6 +318,8 @@ daemon_init(struct daemon *d, const char *config_path, struct config *cfg,
 	if ((rc = daemon_start_sched(d, err)) < 0)
 		return rc;
 	if ((rc = daemon_start_watcher(d, err)) < 0)
+		return rc;
+	if ((rc = daemon_start_sweeps(d, err)) < 0)
 		return rc;
 	log_info("bisectd %s listening on %s (pid %ld)", BISECTD_VERSION,
 	    dc->socket, (long)getpid());
@@ -520,6 +548,8 @@ daemon_release(struct daemon *d)
 	d->sched = NULL;
 	watcher_free(d->watcher);
 	d->watcher = NULL;
+	sweeper_free(d->sweeper);
+	d->sweeper = NULL;
 	git_repository_free(d->repo);
 	d->repo = NULL;
 	if (d->git_ready)

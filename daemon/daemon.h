@@ -35,6 +35,7 @@ struct daemon {
 	struct store	*store;
 	struct sched	*sched;		/* bisections, hosts, jobs */
 	struct watcher	*watcher;	/* fetches into the mirror */
+	struct sweeper	*sweeper;	/* nightly sweeps of new tags */
 	struct git_repository *repo;	/* lent to the scheduler; may be NULL */
 	struct ctl_server ctl;
 	struct audit	 audit;		/* rate of stored rejections */

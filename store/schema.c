@@ -152,10 +152,43 @@ static const char store_schema_v3[] =
 "DROP TABLE samples;"
 "ALTER TABLE samples_v3 RENAME TO samples;";
 
+/*
+ * Version 4: what each sweep did with each matching ref.  sweeps.cursor is
+ * the seq of the last ref event the sweep handled, moved in the same
+ * transaction as the sweep_refs rows it led to; sweep_samples holds every
+ * run's metrics at a swept ref.
+ */
+static const char store_schema_v4[] =
+"ALTER TABLE sweeps ADD COLUMN cursor INTEGER NOT NULL DEFAULT 0;"
+"CREATE TABLE sweep_refs ("
+"  id INTEGER PRIMARY KEY,"
+"  sweep TEXT NOT NULL CHECK (sweep <> ''),"
+"  ref TEXT NOT NULL CHECK (ref <> ''),"
+"  rev TEXT NOT NULL CHECK (length(rev) = 40),"
+"  event INTEGER NOT NULL,"
+"  state TEXT NOT NULL CHECK (state IN ('baseline', 'pending',"
+"    'sampling', 'compared', 'failed', 'rewritten')),"
+"  runs INTEGER NOT NULL DEFAULT 0,"
+"  result TEXT CHECK (result IS NULL OR json_valid(result)),"
+"  bisection INTEGER REFERENCES bisections (id),"
+"  created_ms INTEGER NOT NULL,"
+"  updated_ms INTEGER NOT NULL,"
+"  UNIQUE (sweep, ref, rev)"
+") STRICT;"
+"CREATE INDEX sweep_refs_sweep ON sweep_refs (sweep, id);"
+"CREATE TABLE sweep_samples ("
+"  sweep_ref INTEGER NOT NULL REFERENCES sweep_refs (id),"
+"  run INTEGER NOT NULL CHECK (run >= 1),"
+"  metric TEXT NOT NULL CHECK (metric <> ''),"
+"  value REAL NOT NULL,"
+"  UNIQUE (sweep_ref, run, metric)"
+") STRICT;";
+
 const struct store_migration store_migrations[] = {
 	{ 1, store_schema_v1 },
 	{ 2, store_schema_v2 },
 	{ 3, store_schema_v3 },
+	{ 4, store_schema_v4 },
 };
 const size_t store_nmigrations =
     sizeof(store_migrations) / sizeof(store_migrations[0]);
@@ -175,6 +208,9 @@ const char *const store_host_state_names[STORE_HOST_NSTATES] = {
 };
 const char *const store_build_state_names[STORE_BUILD_NSTATES] = {
 	"building", "ok", "failed",
+};
+const char *const store_sweep_ref_state_names[STORE_SWEEP_REF_NSTATES] = {
+	"baseline", "pending", "sampling", "compared", "failed", "rewritten",
 };
 const char *const store_ref_change_names[STORE_REF_NCHANGES] = {
 	"appeared", "moved", "disappeared",
@@ -304,8 +340,38 @@ const char *const store_sql[STMT_COUNT] = {
 	    " ON CONFLICT (name) DO UPDATE SET last_tag = excluded.last_tag,"
 	    " state = excluded.state, updated_ms = excluded.updated_ms",
 	[STMT_SWEEP_GET] =
-	    "SELECT name, last_tag, state, updated_ms FROM sweeps"
+	    "SELECT name, last_tag, state, updated_ms, cursor FROM sweeps"
 	    " WHERE name = ?1",
+	[STMT_SWEEP_CURSOR] =
+	    "INSERT INTO sweeps (name, state, updated_ms, cursor)"
+	    " VALUES (?1, 'watching', ?3, ?2)"
+	    " ON CONFLICT (name) DO UPDATE SET cursor = excluded.cursor,"
+	    " updated_ms = excluded.updated_ms",
+	[STMT_SWEEP_REF_ADD] =
+	    "INSERT INTO sweep_refs (sweep, ref, rev, event, state, created_ms,"
+	    " updated_ms) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?6)"
+	    " ON CONFLICT (sweep, ref, rev) DO NOTHING",
+	[STMT_SWEEP_REF_REWRITE] =
+	    "UPDATE sweep_refs SET state = 'rewritten', updated_ms = ?4"
+	    " WHERE sweep = ?1 AND ref = ?2 AND rev <> ?3"
+	    " AND state <> 'rewritten'",
+	[STMT_SWEEP_REF_SET] =
+	    "UPDATE sweep_refs SET state = ?2, result = ?3,"
+	    " bisection = ?4, updated_ms = ?5 WHERE id = ?1",
+	[STMT_SWEEP_REF_LIST] =
+	    "SELECT id, sweep, ref, rev, event, state, runs, result,"
+	    " bisection, created_ms, updated_ms FROM sweep_refs"
+	    " WHERE sweep = ?1 ORDER BY id",
+	[STMT_SWEEP_SAMPLE_ADD] =
+	    "INSERT INTO sweep_samples (sweep_ref, run, metric, value)"
+	    " VALUES (?1, ?2, ?3, ?4)",
+	[STMT_SWEEP_RUNS] =
+	    "UPDATE sweep_refs SET runs = ?2, state = CASE state"
+	    " WHEN 'pending' THEN 'sampling' ELSE state END, updated_ms = ?3"
+	    " WHERE id = ?1 AND runs = ?2 - 1",
+	[STMT_SWEEP_SAMPLE_LIST] =
+	    "SELECT run, metric, value FROM sweep_samples WHERE sweep_ref = ?1"
+	    " ORDER BY run, metric",
 
 	[STMT_REPORT_PUT] =
 	    "INSERT INTO reports (bisection, text, json, created_ms)"

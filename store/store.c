@@ -511,3 +511,5 @@ STORE_NAME(store_host_state_name, enum store_host_state,
     store_host_state_names, STORE_HOST_NSTATES)
 STORE_NAME(store_build_state_name, enum store_build_state,
     store_build_state_names, STORE_BUILD_NSTATES)
+STORE_NAME(store_sweep_ref_state_name, enum store_sweep_ref_state,
+    store_sweep_ref_state_names, STORE_SWEEP_REF_NSTATES)

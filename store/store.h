@@ -389,6 +389,7 @@ struct store_sweep {
 	const char	*last_tag;	/* NULL: none yet */
 	const char	*state;		/* the sweep module's own words */
 	int64_t		 updated_ms;
+	int64_t		 cursor;	/* last ref event handled; 0: none */
 };
 
 void	store_sweep_init(struct store_sweep *sw);
@@ -397,6 +398,65 @@ int	store_sweep_put(struct store *s, const struct store_sweep *sw,
 	    struct bd_error *err);
 int	store_sweep_get(struct store *s, const char *name,
 	    struct store_sweep *sw, struct bd_error *err);
+
+/* What a sweep did with one matching ref (a ref and the commit it named). */
+enum store_sweep_ref_state {
+	STORE_SWEEP_BASELINE = 0,	/* measured only as a first reference */
+	STORE_SWEEP_PENDING,		/* to be swept, no run yet */
+	STORE_SWEEP_SAMPLING,		/* runs under way */
+	STORE_SWEEP_COMPARED,		/* judged; result says what changed */
+	STORE_SWEEP_FAILED,		/* did not build: not compared */
+	STORE_SWEEP_REWRITTEN,		/* the ref moved on to another commit */
+	STORE_SWEEP_REF_NSTATES
+};
+
+struct store_sweep_ref {
+	int64_t		 id;
+	const char	*sweep;
+	const char	*ref;		/* full name */
+	const char	*commit;	/* 40 hex digits */
+	int64_t		 event;		/* ref event seq that brought it */
+	enum store_sweep_ref_state state;
+	unsigned	 runs;		/* runs stored */
+	const char	*result;	/* JSON, NULL until compared */
+	int64_t		 bisection;	/* started or linked; 0: none */
+	int64_t		 created_ms;
+	int64_t		 updated_ms;
+};
+
+/* A row borrowed for the callback; nonzero stops the walk. */
+typedef int (*store_sweep_ref_cb)(void *arg, const struct store_sweep_ref *r);
+typedef int (*store_sweep_sample_cb)(void *arg, unsigned run,
+    const char *metric, double value);
+
+/*
+ * Records that the sweep handled the ref events up to cursor, and adds the
+ * n rows they led to (sweep, ref, commit, event and state are read; a row
+ * already there is kept), marking older commits of the same refs
+ * rewritten: all in one transaction.  ids[i] (may be NULL) gets each
+ * row's id, 0 for one that was already there.
+ */
+int	store_sweep_advance(struct store *s, const char *sweep, int64_t cursor,
+	    const struct store_sweep_ref *rows, size_t n, int64_t *ids,
+	    struct bd_error *err);
+/* The sweep's rows, oldest first. */
+int	store_sweep_ref_list(struct store *s, const char *sweep,
+	    store_sweep_ref_cb cb, void *arg, struct bd_error *err);
+/* Sets a row's state, result (may be NULL) and bisection (0: none). */
+int	store_sweep_ref_set(struct store *s, int64_t id,
+	    enum store_sweep_ref_state state, const char *result,
+	    int64_t bisection, struct bd_error *err);
+/*
+ * Stores run number run (1-based, the row's runs + 1) of a row with its
+ * metrics, and counts it, in one transaction: -EALREADY when that run is
+ * already stored, so a run replayed after a restart is not counted twice.
+ */
+int	store_sweep_sample_add(struct store *s, int64_t sweep_ref, unsigned run,
+	    const struct store_metric *m, size_t n, struct bd_error *err);
+/* A row's samples by run, then metric. */
+int	store_sweep_sample_list(struct store *s, int64_t sweep_ref,
+	    store_sweep_sample_cb cb, void *arg, struct bd_error *err);
+const char *store_sweep_ref_state_name(enum store_sweep_ref_state st);
 
 /* ---- reports: one per bisection, replaced when written again ---- */
 

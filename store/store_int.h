@@ -46,6 +46,14 @@ enum store_stmt_id {
 	STMT_HOST_LIST,
 	STMT_SWEEP_PUT,
 	STMT_SWEEP_GET,
+	STMT_SWEEP_CURSOR,
+	STMT_SWEEP_REF_ADD,
+	STMT_SWEEP_REF_REWRITE,
+	STMT_SWEEP_REF_SET,
+	STMT_SWEEP_REF_LIST,
+	STMT_SWEEP_SAMPLE_ADD,
+	STMT_SWEEP_RUNS,
+	STMT_SWEEP_SAMPLE_LIST,
 	STMT_REPORT_PUT,
 	STMT_REPORT_GET,
 	STMT_REF_EVENT_ADD,
@@ -73,6 +81,7 @@ extern const char *const store_verdict_names[STORE_VERDICT_N];
 extern const char *const store_run_state_names[STORE_RUN_NSTATES];
 extern const char *const store_host_state_names[STORE_HOST_NSTATES];
 extern const char *const store_build_state_names[STORE_BUILD_NSTATES];
+extern const char *const store_sweep_ref_state_names[STORE_SWEEP_REF_NSTATES];
 #define STORE_REF_NCHANGES 3
 extern const char *const store_ref_change_names[STORE_REF_NCHANGES];
 

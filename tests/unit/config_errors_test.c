@@ -61,7 +61,7 @@ static const struct cfg_case cfg_cases[] = {
 	{ "duplicate benchmark", BENCH_B BENCH_B,
 	  "4: [benchmark b]: duplicate section (first at line 1)" },
 	{ "duplicate sweep, header spaced out", "[repo]\npath = r\n" HOST_A
-	  BENCH_B "[sweep s]\nbenchmark = b\nmetric = tput\n"
+	  BENCH_B "[sweep s]\nbenchmark = b\nmetrics = tput\n"
 	  "group = default\ntag_pattern = t\n[ sweep\ts ]\n",
 	  "16: [sweep s]: duplicate section (first at line 11)" },
 	{ "duplicate daemon", "[daemon]\n[daemon]\n",
@@ -150,25 +150,52 @@ static const struct cfg_case cfg_cases[] = {
 	  "5: [benchmark b] result_file: set collect or result_file, not "
 	  "both" },
 	{ "sweep with unknown benchmark", SWEEP_OK_HEAD "benchmark = nope\n"
-	  "metric = tput\ngroup = default\ntag_pattern = next-*\n",
+	  "metrics = tput\ngroup = default\ntag_pattern = next-*\n",
 	  "12: [sweep s] benchmark: no [benchmark nope]" },
 	{ "sweep with unknown metric", SWEEP_OK_HEAD "benchmark = b\n"
-	  "metric = nope\ngroup = default\ntag_pattern = next-*\n",
-	  "13: [sweep s] metric: [benchmark b] has no metric 'nope'" },
+	  "metrics = nope\ngroup = default\ntag_pattern = next-*\n",
+	  "13: [sweep s] metrics: [benchmark b] has no metric 'nope'" },
 	{ "sweep with unknown group", SWEEP_OK_HEAD "benchmark = b\n"
-	  "metric = tput\ngroup = nope\ntag_pattern = next-*\n",
+	  "metrics = tput\ngroup = nope\ntag_pattern = next-*\n",
 	  "14: [sweep s] group: no [host] has group = nope" },
 	{ "sweep group that cannot build", "[repo]\npath = r\n" HOST_A
 	  "roles = test\n" BENCH_B "[sweep s]\nbenchmark = b\n"
-	  "metric = tput\ngroup = default\ntag_pattern = next-*\n",
+	  "metrics = tput\ngroup = default\ntag_pattern = next-*\n",
 	  "15: [sweep s] group: group default has no host with the build "
 	  "role" },
 	{ "sweep without repo", HOST_A BENCH_B "[sweep s]\nbenchmark = b\n"
-	  "metric = tput\ngroup = default\ntag_pattern = next-*\n",
+	  "metrics = tput\ngroup = default\ntag_pattern = next-*\n",
 	  "9: [sweep s]: a sweep needs a [repo] section" },
 	{ "sweep missing tag_pattern", SWEEP_OK_HEAD "benchmark = b\n"
-	  "metric = tput\ngroup = default\n",
+	  "metrics = tput\ngroup = default\n",
 	  "11: [sweep s] tag_pattern: required key missing" },
+	{ "sweep watching a pass-fail metric", "[repo]\npath = r\n" HOST_A
+	  "[benchmark b]\nrun = ./run\nmetrics = tput:higher, ok:pass-fail\n"
+	  "[sweep s]\nbenchmark = b\nmetrics = tput, ok\ngroup = default\n"
+	  "tag_pattern = next-*\n",
+	  "13: [sweep s] metrics: metric 'ok' is pass-fail; a sweep watches "
+	  "numbers" },
+	{ "sweep metric listed twice", SWEEP_OK_HEAD "benchmark = b\n"
+	  "metrics = tput, tput\ngroup = default\ntag_pattern = next-*\n",
+	  "13: [sweep s] metrics: metric 'tput' listed twice" },
+	{ "sweep schedule", SWEEP_OK_HEAD "benchmark = b\ngroup = default\n"
+	  "tag_pattern = next-*\nschedule = daily 24:00\n",
+	  "15: [sweep s] schedule: 'daily 24:00' is not a schedule (use each "
+	  "or daily HH:MM, UTC)" },
+	{ "sweep schedule without time", SWEEP_OK_HEAD "benchmark = b\n"
+	  "group = default\ntag_pattern = next-*\nschedule = daily 6:3\n",
+	  "15: [sweep s] schedule: 'daily 6:3' is not a schedule (use each "
+	  "or daily HH:MM, UTC)" },
+	{ "sweep priority", SWEEP_OK_HEAD "benchmark = b\ngroup = default\n"
+	  "tag_pattern = next-*\npriority = -2000000\n",
+	  "15: [sweep s] priority: -2000000 is out of range (-1000000 to "
+	  "1000000)" },
+	{ "sweep priority not a number", SWEEP_OK_HEAD "benchmark = b\n"
+	  "group = default\ntag_pattern = next-*\npriority = -\n",
+	  "15: [sweep s] priority: '-' is not a whole number" },
+	{ "sweep baseline of none", SWEEP_OK_HEAD "benchmark = b\n"
+	  "group = default\ntag_pattern = next-*\nbaseline = 0\n",
+	  "15: [sweep s] baseline: 0 is out of range (1 to 32)" },
 	{ "repo without path", "[repo]\nurl = x\n",
 	  "1: [repo] path: required key missing" },
 	{ "control character", "[daemon]\nreport_hook = a\rb\n",
@@ -235,7 +262,7 @@ CFGT_TEST(all_errors_reported_in_line_order)
 	    "port = 22\n"
 	    "[sweep s]\n"
 	    "benchmark = nope\n"
-	    "metric = m\n"				/* 15 */
+	    "metrics = m\n"				/* 15 */
 	    "group = default\n"
 	    "tag_pattern = x\n"
 	    "[host a]\n"

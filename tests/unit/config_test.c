@@ -187,10 +187,10 @@ static const char full_config[] =
 	"\n"
 	"[sweep nightly]\n"					/* 50 */
 	"benchmark = wis\n"
-	"metric = lat_ms\n"
+	"metrics = lat_ms\n"
 	"group = skylake\n"
 	"tag_pattern = next-*\n"
-	"interval = 12h\n";					/* 55 */
+	"schedule = daily 12:00\n";				/* 55 */
 
 CFGT_TEST(every_section_parsed)
 {
@@ -269,10 +269,16 @@ CFGT_TEST(every_section_parsed)
 	w = &cfgt_cfg.sweeps[0];
 	cr_expect_str_eq(w->name, "nightly");
 	cr_expect_str_eq(w->benchmark, "wis");
-	cr_expect_str_eq(w->metric, "lat_ms");
+	cr_assert_eq(w->metrics.n, 1);
+	cr_expect_str_eq(w->metrics.v[0], "lat_ms");
 	cr_expect_str_eq(w->group, "skylake");
 	cr_expect_str_eq(w->tag_pattern, "next-*");
-	cr_expect_eq(w->interval_ms, 12 * 3600 * 1000);
+	cr_expect_eq(w->schedule.kind, CONFIG_SCHEDULE_DAILY);
+	cr_expect_eq(w->schedule.minute * 60 * 1000, 12 * 3600 * 1000);
+	cr_expect_eq(w->samples, 15);
+	cr_expect_eq(w->baseline, 5);
+	cr_expect_eq(w->priority, -1);
+	cr_expect_null(w->start);
 	cr_expect_eq(w->line, 50);
 
 	cr_expect_eq(config_sweep_find(&cfgt_cfg, "nightly"), w);
@@ -328,9 +334,11 @@ CFGT_TEST(defaults)
 	cr_expect_float_eq(b->min_change, 0.01, 1e-12);
 
 	cfgt_load_ok("[repo]\npath = /srv/linux\n" HOST_A BENCH_B
-	    "[sweep s]\nbenchmark = b\nmetric = tput\ngroup = default\n"
+	    "[sweep s]\nbenchmark = b\nmetrics = tput\ngroup = default\n"
 	    "tag_pattern = next-*\n");
-	cr_expect_eq(cfgt_cfg.sweeps[0].interval_ms, 3600 * 1000);
+	cr_expect_eq(cfgt_cfg.sweeps[0].schedule.kind, CONFIG_SCHEDULE_EACH);
+	cr_expect_eq(cfgt_cfg.sweeps[0].samples, 15);
+	cr_expect_eq(cfgt_cfg.sweeps[0].baseline, 5);
 	cr_expect_null(cfgt_cfg.repo.url);
 	cr_expect_eq(cfgt_cfg.repo.fetch_interval_ms, 0);
 }
@@ -601,4 +609,38 @@ CFGT_TEST(example_file_loads_cleanly)
 	json_decref(j);
 	free(text);
 	free(example);
+}
+
+/* Without metrics a sweep watches every numeric metric of its benchmark. */
+CFGT_TEST(sweep_defaults_watch_every_numeric_metric)
+{
+	const struct config_metric *m[4];
+	const struct config_sweep *w;
+	json_t *j, *sw;
+
+	cr_assert_eq(cfgt_load("[repo]\npath = r\n" HOST_A
+	    "[benchmark b]\nrun = ./run\n"
+	    "metrics = tput:higher, ok:pass-fail, lat:lower\n"
+	    "[sweep s]\nbenchmark = b\ngroup = default\n"
+	    "tag_pattern = refs/tags/next-*\nschedule = daily 6:05\n"
+	    "priority = 7\nstart = next-20261120\n"), 0, "%s",
+	    cfgt_all_errors());
+	w = config_sweep_find(&cfgt_cfg, "s");
+	cr_assert_not_null(w);
+	cr_expect_eq(w->metrics.n, 0);
+	cr_assert_eq(config_sweep_metrics(&cfgt_cfg, w, m, 4), 2);
+	cr_expect_str_eq(m[0]->name, "tput");
+	cr_expect_str_eq(m[1]->name, "lat");
+	/* A short array is not overrun; the count tells the size needed. */
+	cr_expect_eq(config_sweep_metrics(&cfgt_cfg, w, m, 1), 2);
+	cr_expect_eq(w->schedule.minute, 6 * 60 + 5);
+	cr_expect_eq(w->priority, 7);
+	cr_expect_str_eq(w->start, "next-20261120");
+	j = config_to_json(&cfgt_cfg);
+	sw = json_array_get(json_object_get(j, "sweeps"), 0);
+	cr_expect_str_eq(json_string_value(json_object_get(sw, "schedule")),
+	    "daily 06:05");
+	cr_expect_eq(json_integer_value(json_object_get(sw, "priority")), 7);
+	cr_expect_eq(json_array_size(json_object_get(sw, "metrics")), 0);
+	json_decref(j);
 }

@@ -62,7 +62,7 @@ Test(metric_names, config_takes_kernel_metric_names, .init = cfgt_setup,
 	    "[benchmark lkp]\nrun = ./run\n"
 	    "metrics = " IDLE ":higher, " CAL ":lower, " PERF ":lower,"
 	    " plain:pass-fail\n\n"
-	    "[sweep s]\nbenchmark = lkp\nmetric = " CAL "\ngroup = g\n"
+	    "[sweep s]\nbenchmark = lkp\nmetrics = " CAL "\ngroup = g\n"
 	    "tag_pattern = next-*\n");
 	b = config_benchmark_find(&cfgt_cfg, "lkp");
 	cr_assert_not_null(b);
@@ -73,7 +73,8 @@ Test(metric_names, config_takes_kernel_metric_names, .init = cfgt_setup,
 	cr_assert_eq(m->direction, CONFIG_LOWER_IS_BETTER);
 	cr_assert_not_null(config_metric_find(b, PERF));
 	cr_assert_null(config_metric_find(b, "interrupts.CAL"));
-	cr_assert_str_eq(cfgt_cfg.sweeps[0].metric, CAL);
+	cr_assert_eq(cfgt_cfg.sweeps[0].metrics.n, 1);
+	cr_assert_str_eq(cfgt_cfg.sweeps[0].metrics.v[0], CAL);
 }
 
 Test(metric_names, config_refuses_what_the_rule_refuses, .init = cfgt_setup,

@@ -1,0 +1,191 @@
+#include <criterion/criterion.h>
+#include <math.h>
+
+#include "bisect/sweep_stats.h"
+#include "tests/support/tst.h"
+
+TestSuite(sweep_stats, .fini = tst_leak_check);
+
+#define NEAR(a, b, tol) cr_assert(fabs((a) - (b)) <= (tol), \
+	"%s = %.9g, expected %.9g", #a, (double)(a), (double)(b))
+
+/* Runs of a tag: level plus a fixed spread pattern of sd about 1. */
+static void
+fill(double *v, size_t n, double level, unsigned phase)
+{
+	static const double pat[] = { -1.3, 0.4, 1.1, -0.2, 0.7, -0.9, 0.1,
+	    1.5, -0.6, -0.4, 0.9, -1.1, 0.3, -0.1, 0.6 };
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		v[i] = level + pat[(i + phase) % 15];
+}
+
+/* History of K tags at one level, then the new tag at another. */
+struct hist {
+	double			 runs[6][15];
+	struct sweep_series	 tags[5];
+	double			 cur[15];
+};
+
+static void
+hist_make(struct hist *h, const double *levels, size_t k, size_t n,
+    double cur_level, size_t ncur, unsigned phase)
+{
+	size_t t;
+
+	for (t = 0; t < k; t++) {
+		fill(h->runs[t], n, levels[t], phase + (unsigned)t * 3);
+		h->tags[t] = (struct sweep_series){ h->runs[t], n };
+	}
+	fill(h->cur, ncur, cur_level, phase + 7);
+}
+
+static void
+hist_in(struct hist *h, size_t k, size_t ncur, struct sweep_metric_in *in)
+{
+	in->cur = (struct sweep_series){ h->cur, ncur };
+	in->tags = h->tags;
+	in->ntags = k;
+}
+
+Test(sweep_stats, holm_adjusts_step_down)
+{
+	double p[] = { 0.01, 0.04, 0.03, 0.005 }, adj[4];
+
+	sweep_stats_holm(p, 4, adj);
+	NEAR(adj[3], 0.02, 1e-12);
+	NEAR(adj[0], 0.03, 1e-12);
+	NEAR(adj[2], 0.06, 1e-12);
+	/* 1 x 0.04 is below the running maximum: monotone. */
+	NEAR(adj[1], 0.06, 1e-12);
+	p[0] = 0.9;
+	sweep_stats_holm(p, 1, p);
+	NEAR(p[0], 0.9, 0);
+}
+
+Test(sweep_stats, looks_split_alpha)
+{
+	struct sweep_params sp;
+
+	sweep_params_default(&sp);
+	cr_assert_eq(sweep_params_looks(&sp), 3);
+	sp.cap = 12;
+	cr_assert_eq(sweep_params_looks(&sp), 3);
+	sp.cap = sp.first;
+	cr_assert_eq(sweep_params_looks(&sp), 1);
+}
+
+/* One metric of twenty moves 5%; the others stay put. */
+Test(sweep_stats, one_change_among_twenty)
+{
+	static struct hist h[20];
+	struct sweep_metric_in in[20];
+	struct sweep_metric_out out[20];
+	struct sweep_params sp;
+	double lv[5] = { 100, 100, 100, 100, 100 };
+	size_t m;
+
+	sweep_params_default(&sp);
+	for (m = 0; m < 20; m++) {
+		hist_make(&h[m], lv, 5, 5, m == 7 ? 95 : 100, 5, (unsigned)m);
+		hist_in(&h[m], 5, 5, &in[m]);
+	}
+	cr_assert_eq(sweep_stats_judge(&sp, in, 20, out), 0);
+	for (m = 0; m < 20; m++)
+		cr_assert_eq(out[m].verdict, m == 7 ? SWEEP_CHANGED : SWEEP_SAME,
+		    "metric %zu verdict %d p_adj %g", m, out[m].verdict,
+		    out[m].p_adj);
+	NEAR(out[7].rel_prev, -0.05, 0.005);
+	NEAR(out[7].rel_base, -0.05, 0.005);
+	cr_assert_gt(out[7].effect, 3);
+	cr_assert_lt(out[7].p_adj, 0.01 / 3);
+	cr_assert_eq(sweep_stats_headline(out, 20), 7);
+}
+
+/* The previous tag was the odd one out: against the baseline nothing moved. */
+Test(sweep_stats, single_noisy_tag_is_not_a_change)
+{
+	struct hist h;
+	struct sweep_metric_in in;
+	struct sweep_metric_out out;
+	struct sweep_params sp;
+	double lv[5] = { 100, 100, 100, 100, 106 };
+
+	sweep_params_default(&sp);
+	hist_make(&h, lv, 5, 5, 100, 5, 0);
+	hist_in(&h, 5, 5, &in);
+	cr_assert_eq(sweep_stats_judge(&sp, &in, 1, &out), 0);
+	cr_assert_lt(out.rel_prev, -0.04);
+	cr_assert_lt(fabs(out.rel_base), 0.02);
+	cr_assert_eq(out.verdict, SWEEP_SAME);
+	cr_assert_eq(sweep_stats_headline(&out, 1), 1);
+}
+
+/* Clear in noise units but under min_change: not worth a bisection. */
+Test(sweep_stats, below_min_change)
+{
+	struct hist h;
+	struct sweep_metric_in in;
+	struct sweep_metric_out out;
+	struct sweep_params sp;
+	double lv[5] = { 1000, 1000, 1000, 1000, 1000 };
+
+	sweep_params_default(&sp);
+	hist_make(&h, lv, 5, 5, 1006, 5, 0);
+	hist_in(&h, 5, 5, &in);
+	cr_assert_eq(sweep_stats_judge(&sp, &in, 1, &out), 0);
+	cr_assert_lt(out.p, 1e-6);
+	cr_assert_eq(out.verdict, SWEEP_SAME);
+	sp.min_change = 0.005;
+	sweep_stats_judge(&sp, &in, 1, &out);
+	cr_assert_eq(out.verdict, SWEEP_CHANGED);
+}
+
+/* Suggestive at five runs: sample more; at the cap the call is final. */
+Test(sweep_stats, borderline_samples_more_up_to_the_cap)
+{
+	struct hist h;
+	struct sweep_metric_in in;
+	struct sweep_metric_out out;
+	struct sweep_params sp;
+	double lv[5] = { 100, 100, 100, 100, 100 };
+
+	sweep_params_default(&sp);
+	hist_make(&h, lv, 5, 5, 101.6, 15, 0);
+	hist_in(&h, 5, 5, &in);
+	cr_assert_eq(sweep_stats_judge(&sp, &in, 1, &out), 5,
+	    "p_adj %g", out.p_adj);
+	cr_assert_eq(out.verdict, SWEEP_BORDERLINE);
+	cr_assert_gt(out.p_adj, 0.01 / 3);
+	in.cur.n = 15;
+	cr_assert_eq(sweep_stats_judge(&sp, &in, 1, &out), 0);
+	cr_assert_neq(out.verdict, SWEEP_BORDERLINE);
+	/* Cap reached while still borderline: no more runs, not changed. */
+	sp.cap = 5;
+	in.cur.n = 5;
+	cr_assert_eq(sweep_stats_judge(&sp, &in, 1, &out), 0);
+	cr_assert_eq(out.verdict, SWEEP_SAME);
+}
+
+/* The first swept tag has nothing to compare with. */
+Test(sweep_stats, untested_without_history)
+{
+	struct hist h;
+	struct sweep_metric_in in;
+	struct sweep_metric_out out;
+	struct sweep_params sp;
+	double lv[1] = { 100 };
+
+	sweep_params_default(&sp);
+	hist_make(&h, lv, 1, 5, 150, 5, 0);
+	hist_in(&h, 0, 5, &in);
+	cr_assert_eq(sweep_stats_judge(&sp, &in, 1, &out), 0);
+	cr_assert_eq(out.verdict, SWEEP_UNTESTED);
+	cr_assert_eq(sweep_stats_headline(&out, 1), 1);
+	/* One earlier tag is both previous tag and baseline. */
+	hist_in(&h, 1, 5, &in);
+	sweep_stats_judge(&sp, &in, 1, &out);
+	cr_assert_eq(out.verdict, SWEEP_CHANGED);
+	NEAR(out.rel_prev, out.rel_base, 1e-12);
+}
