@@ -123,28 +123,6 @@ decide_passfail(const struct repro_params *rp, const double *good, size_t ng,
 }
 
 /*
- * The smallest numeric change worth detecting, in noise sds: the
- * configured effect, or the minimum relative change in units of the
- * measured noise when that is larger (a 1% floor on a metric with 0.3%
- * noise is 3.3 sd: no need to be able to see 0.8 sd).  The scale is taken
- * at an upper confidence bound (two standard errors of a scale from
- * ng + nb - 2 degrees of freedom) so that a lucky quiet start cannot make
- * the check blind to the changes that matter.
- */
-static double
-effect_of_interest(const struct repro_params *rp, const struct stats_cmp *y,
-    size_t ng, size_t nb)
-{
-	double df = (double)(ng + nb) - 2, s, need;
-
-	if (!(y->scale > 0) || df < 1)
-		return rp->effect;
-	s = y->scale * (1 + 2 / sqrt(2 * df));
-	need = rp->min_change * fabs(y->loc_a) / s;
-	return need > rp->effect ? need : rp->effect;
-}
-
-/*
  * The robust comparison (Huber locations, pooled scale) is turned into a
  * normal score through its p value, so that the few degrees of freedom of
  * the first looks count against it.  Under the effect of interest (effect * sd) the
@@ -171,7 +149,7 @@ repro_decide(const struct repro_params *rp, const double *good, size_t ng,
 		st->rel_change = (y.loc_b - y.loc_a) / base;
 	else
 		st->rel_change = y.loc_b == y.loc_a ? 0 : INFINITY;
-	theta = effect_of_interest(rp, &y, ng, nb) / sqrt(1.0 / ng + 1.0 / nb);
+	theta = rp->effect / sqrt(1.0 / ng + 1.0 / nb);
 	r = sequential(rp, p_to_z(y.p), theta, INFINITY, last, st);
 	if (fabs(st->rel_change) >= rp->min_change || r != REPRO_REPRODUCED)
 		return r;
