@@ -22,18 +22,6 @@
 static char *dir;
 static struct sshd srv;
 
-/*
- * libgit2 1.5 matches config keys through pcre2 10.42, whose match frames
- * it never frees (Debian 12): not ours to fix, so LeakSanitizer in this
- * runner ignores allocations made inside libpcre2 only.
- */
-const char *__lsan_default_suppressions(void);
-const char *
-__lsan_default_suppressions(void)
-{
-	return "leak:libpcre2-8.so\n";
-}
-
 static void
 mt_init(void)
 {
