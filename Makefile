@@ -110,6 +110,14 @@ layering:
 test: test-deps $(BUILD)/asan/bisectd $(BUILD)/asan/bisectctl $(BUILD)/asan/tests/run-tests
 	@sh tests/support/layering.sh $(CURDIR)
 	@sh tests/support/checkdocs.sh $(abspath $(BUILD)/asan)
+	@# The fuzz targets run first so that Criterion's summary closes the
+	@# output; a fuzz failure still fails the run, after the tests.
+	@rm -f $(BUILD)/fuzz.failed; if [ -n '$(FILTER)' ]; then :; \
+	elif command -v $(FUZZ_CC) >/dev/null 2>&1; then \
+		echo "running the fuzz targets, 10 s each"; \
+		$(MAKE) --no-print-directory fuzz FUZZ_SECONDS=10 || \
+		    touch $(BUILD)/fuzz.failed; \
+	else echo "fuzz targets skipped: $(FUZZ_CC) is not installed"; fi
 	@echo "running Criterion tests (ASan + UBSan)"
 	BISECTD_BIN=$(abspath $(BUILD)/asan/bisectd) \
 	BISECTCTL_BIN=$(abspath $(BUILD)/asan/bisectctl) \
@@ -117,11 +125,8 @@ test: test-deps $(BUILD)/asan/bisectd $(BUILD)/asan/bisectctl $(BUILD)/asan/test
 	ASAN_OPTIONS=detect_leaks=1:abort_on_error=0 \
 	UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
 	$(BUILD)/asan/tests/run-tests --jobs $(JOBS) --verbose=0 $(if $(FILTER),--filter '$(FILTER)')
-	@if [ -n '$(FILTER)' ]; then :; \
-	elif command -v $(FUZZ_CC) >/dev/null 2>&1; then \
-		echo "running the fuzz targets, 10 s each"; \
-		$(MAKE) --no-print-directory fuzz FUZZ_SECONDS=10; \
-	else echo "fuzz targets skipped: $(FUZZ_CC) is not installed"; fi
+	@if [ -f $(BUILD)/fuzz.failed ]; then \
+		echo "FAILED: a fuzz target found a crash (see above)"; exit 1; fi
 
 # bisectd.conf(5) is written from the configuration rows; a test compares.
 $(BUILD)/gen-conf5: $(BUILD)/obj/docs/gen/conf5.o $(BUILD)/libbisectd.a
