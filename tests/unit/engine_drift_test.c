@@ -4,35 +4,11 @@
 
 #include "bisect/engine.h"
 #include "bisect/graph.h"
+#include "tests/support/trng.h"
 #include "tests/support/tst.h"
 
 /* Drift of the test machine: endpoint re-checks, the model, its flag. */
 TestSuite(engine_drift, .fini = tst_leak_check);
-
-struct rng {
-	uint64_t	x;
-};
-
-/* splitmix64 in [0, 1): the same draws on every run. */
-static double
-unif(struct rng *r)
-{
-	uint64_t z = (r->x += 0x9e3779b97f4a7c15ULL);
-
-	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
-	z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
-	z ^= z >> 31;
-	return (double)(z >> 11) / 9007199254740992.0;
-}
-
-/* Box-Muller. */
-static double
-gauss(struct rng *r)
-{
-	double u = unif(r), v = unif(r);
-
-	return sqrt(-2 * log(1 - u)) * cos(2 * M_PI * v);
-}
 
 /* A line of n commits, 0 the oldest. */
 static void
