@@ -137,6 +137,9 @@ void	config_section_key(struct config_ctx *ctx, const char *name,
 	    const char *value);
 void	config_check_references(struct config_ctx *ctx);
 
+/* lab.c */
+extern const struct name_value config_lab_type_words[];
+
 /* reload.c */
 /* 1 when holds are out and took over what cfg owned; cfg is then empty. */
 int	config_retire(struct config *cfg);

@@ -111,8 +111,27 @@ static const char store_schema_v1[] =
 "  created_ms INTEGER NOT NULL"
 ") STRICT;";
 
+/*
+ * Version 2: lab jobs.  A run served by a lab records the lab's job id as
+ * soon as the lab accepted it; the instance id (random, made once) goes
+ * into every job's description so that a job submitted just before a
+ * crash is found again by it, and never confused with another database's.
+ */
+static const char store_schema_v2[] =
+"CREATE TABLE lab_jobs ("
+"  run INTEGER PRIMARY KEY REFERENCES runs (id),"
+"  lab TEXT NOT NULL,"
+"  job TEXT NOT NULL CHECK (job <> ''),"
+"  updated_ms INTEGER NOT NULL"
+") STRICT;"
+"CREATE TABLE instance ("
+"  id TEXT NOT NULL"
+") STRICT;"
+"INSERT INTO instance (id) VALUES (lower(hex(randomblob(8))));";
+
 const struct store_migration store_migrations[] = {
 	{ 1, store_schema_v1 },
+	{ 2, store_schema_v2 },
 };
 const size_t store_nmigrations =
     sizeof(store_migrations) / sizeof(store_migrations[0]);
@@ -267,4 +286,11 @@ const char *const store_sql[STMT_COUNT] = {
 	    " json = excluded.json, created_ms = excluded.created_ms",
 	[STMT_REPORT_GET] =
 	    "SELECT text, json FROM reports WHERE bisection = ?1",
+	[STMT_LAB_JOB_PUT] =
+	    "INSERT INTO lab_jobs (run, lab, job, updated_ms)"
+	    " VALUES (?1, ?2, ?3, ?4) ON CONFLICT (run) DO UPDATE SET"
+	    " lab = excluded.lab, job = excluded.job,"
+	    " updated_ms = excluded.updated_ms",
+	[STMT_LAB_JOB_GET] = "SELECT job FROM lab_jobs WHERE run = ?1",
+	[STMT_INSTANCE_GET] = "SELECT id FROM instance LIMIT 1",
 };
