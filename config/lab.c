@@ -166,7 +166,8 @@ lab_yaml_value(struct lab_buf *b, const char *v, enum lab_scalar style,
 	case LAB_PLAIN:
 		break;
 	}
-	if (whole) {
+	/* Numbers stay numbers: {priority} is never quoted. */
+	if (whole && strcmp(name, "priority") != 0) {
 		lab_puts(b, "\"");
 		lab_yaml_double(b, v);
 		lab_puts(b, "\"");
@@ -290,7 +291,8 @@ lab_render_line(struct lab_buf *b, const char *line, size_t len,
 				free(qv.p);
 				return rc;
 			}
-			if (style != LAB_PLAIN || (i == start && j == end))
+			if (style != LAB_PLAIN || (i == start && j == end &&
+			    strcmp(name, "priority") != 0))
 				continue;
 			lab_puts(b, qv.p ? qv.p : "");
 		}

@@ -27,7 +27,7 @@
 
 struct sched;
 struct sched_request;
-struct job;
+struct backend_run;
 
 enum bisection_phase {
 	BISECTION_LOADING,	/* graph being built on the thread pool */
@@ -40,7 +40,7 @@ struct bisection_probe {
 	int64_t			 run;
 	uint32_t		 commit;	/* engine index or ENGINE_GOOD */
 	char			 sha[GIT_OID_HEXSZ + 1];
-	struct job		*job;
+	struct backend_run	*job;		/* NULL once it ended */
 	/* The configuration its job points into, held until the probe ends. */
 	struct config_hold	*cfg_hold;
 	int64_t			 started_ms;

@@ -103,6 +103,11 @@ void	sched_kick(struct sched *s);
 
 unsigned	 sched_group_test_hosts(struct sched *s, const char *group);
 struct pool	*sched_pool(struct sched *s);
+struct backend;
+/* The lab backends (remote/lava.h), *out borrowed. */
+size_t		 sched_labs(struct sched *s, struct backend *const **out);
+/* Why group cannot run now (a lab's health), "" when it can. */
+const char	*sched_group_trouble(struct sched *s, const char *group);
 git_repository	*sched_repo(struct sched *s);
 /* {"bisection","run","commit"} of the work on host, or NULL. */
 json_t		*sched_host_current(struct sched *s, const char *host);

@@ -60,8 +60,9 @@ http_poll_cb(uv_poll_t *p, int status, int events)
 	struct http *h = hs->h;
 	int flags = 0, running;
 
+	/* An error on the socket is curl's to find when it reads. */
 	if (status < 0)
-		flags = CURL_CSELECT_ERR;
+		events = UV_READABLE | UV_WRITABLE;
 	if (events & UV_READABLE)
 		flags |= CURL_CSELECT_IN;
 	if (events & UV_WRITABLE)

@@ -26,6 +26,7 @@ const struct name_value lava_health_words[] = {
 	{ "device type unknown", LAVA_DEVICE_TYPE_UNKNOWN },
 	{ "lab unreachable", LAVA_UNREACHABLE },
 	{ "token unreadable", LAVA_TOKEN_UNREADABLE },
+	{ "job refused", LAVA_JOB_REFUSED },
 	{ NULL, 0 },
 };
 
@@ -390,7 +391,7 @@ lava_poll_done(void *arg, long status, const char *body, size_t len,
 {
 	struct lava_run *r = arg;
 	const char *state, *health;
-	uint64_t cap = r->l->lab.poll_interval_ms * 10;
+	uint64_t cap = r->l->lab.poll_interval_ms * 4;
 	json_t *root;
 	char msg[BD_ERROR_MAX];
 
@@ -529,10 +530,11 @@ lava_submit_done(void *arg, long status, const char *body, size_t len,
 			    r->l->last_error);
 			return;
 		}
-		snprintf(msg, sizeof(msg), "%s refused job for run %s (HTTP "
+		/* The template is at fault: no run goes until it is fixed. */
+		snprintf(msg, sizeof(msg), "%s refused the job of run %s (HTTP "
 		    "%ld): %.200s", r->l->base, r->run_id, status, body);
-		snprintf(r->l->last_error, sizeof(r->l->last_error), "%.300s", msg);
-		lava_run_infra(r, msg);
+		lava_set_health(r->l, LAVA_JOB_REFUSED, msg);
+		lava_run_end(r, STEP_INFRA, STEP_PHASE_RUN, msg);
 		return;
 	}
 	root = json_loadb(body, len, 0, NULL);

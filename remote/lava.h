@@ -6,7 +6,7 @@
  * A run becomes one job: the lab's job template rendered for the commit,
  * described as "bisectd-INSTANCE-run-RUN" (the template's job_name is
  * {job_name}), submitted with POST /jobs/, followed with GET /jobs/ID/ at
- * poll_interval doubling to ten times that, and read with GET
+ * poll_interval doubling to four times that, and read with GET
  * /jobs/ID/tests/ page by page.  Every test case with a measurement is a
  * metric named as the case; a failing build_case is a skip; Incomplete with
  * error_type Infrastructure is resubmitted (never a sample); other
@@ -38,6 +38,7 @@ enum lava_health {
 	LAVA_DEVICE_TYPE_UNKNOWN,
 	LAVA_UNREACHABLE,
 	LAVA_TOKEN_UNREADABLE,
+	LAVA_JOB_REFUSED,	/* the lab rejected the rendered definition */
 };
 /* "unknown", "ok", "token refused", ... the only list of these words. */
 extern const struct name_value lava_health_words[];
