@@ -118,7 +118,7 @@ lab_plain_safe(const char *s)
 {
 	size_t n = strlen(s);
 
-	if (strpbrk(s, "\n\r\t\"\\") != NULL || strstr(s, ": ") != NULL ||
+	if (strpbrk(s, "\n\r\t") != NULL || strstr(s, ": ") != NULL ||
 	    strstr(s, " #") != NULL)
 		return 0;
 	return n == 0 || (s[n - 1] != ':' && s[n - 1] != ' ');

@@ -188,7 +188,7 @@ static const struct config_key config_lab_keys[] = {
 	    "Job priority, 0 to 100, {priority} in the template."),
 	KEYF(config_lab, poll_interval, poll_interval_ms, duration, 0, "2s",
 	    RESTART, "First delay between polls of a job; it backs off to "
-	    "ten times that."),
+	    "four times that."),
 	KEY(config_lab, build_case, name, 0, 0, 0, "build", RESTART,
 	    "Test case that marks the build: when it fails the commit is "
 	    "skipped."),
@@ -471,6 +471,10 @@ config_lab_finish(struct config_ctx *ctx)
 	if (config_lab_render(l, &sample, &out, &err) < 0)
 		config_error(ctx, config_key_line(ctx, "job_template"),
 		    ctx->label, "job_template", "%s", err.msg);
+	else if (strstr(out, sample.job_name) == NULL)
+		config_error(ctx, config_key_line(ctx, "job_template"),
+		    ctx->label, "job_template", "must set job_name: "
+		    "{job_name} (jobs are found again by it)");
 	free(out);
 }
 
@@ -547,7 +551,7 @@ config_section_start(struct config_ctx *ctx, const char *text, size_t len)
 	else if (def == NULL)
 		config_error(ctx, ctx->lineno, ctx->label, NULL,
 		    "unknown section (expected daemon, repo, host NAME, "
-		    "benchmark NAME, sweep NAME or lab NAME)");
+		    "benchmark NAME or sweep NAME)");
 	else if (def->named && n != 2)
 		config_error(ctx, ctx->lineno, ctx->label, NULL,
 		    "needs a name: [%s NAME]", def->type);

@@ -84,7 +84,14 @@ svc_sections(const char *extra_bench)
 void
 svc_setup(const char *tag, int nhosts, const char *plant, int broken)
 {
-	char brk[16], *out, *sections, *mk, *extra;
+	svc_setup_with(tag, nhosts, plant, broken, NULL);
+}
+
+void
+svc_setup_with(const char *tag, int nhosts, const char *plant, int broken,
+    char *(*more)(void))
+{
+	char brk[16], *out, *sections, *mk, *extra, *t;
 	int i, status;
 
 	memset(&svc, 0, sizeof(svc));
@@ -112,6 +119,14 @@ svc_setup(const char *tag, int nhosts, const char *plant, int broken)
 		svc.nhosts++;
 	}
 	sections = svc_sections(NULL);
+	if (more != NULL) {
+		char *m = more();
+
+		xasprintf(&t, "%s%s", sections, m);
+		free(m);
+		free(sections);
+		sections = t;
+	}
 	/* The hook keeps what it was given, for the report test to read. */
 	xasprintf(&extra, "report_hook = cat > %s/hook.txt && env > "
 	    "%s/hook.env\n", svc.dir, svc.dir);
