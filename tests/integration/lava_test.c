@@ -70,11 +70,14 @@ lava_sections(void)
 	    "--units x\ndone\n", svc.dir);
 	free(tst_write_file(svc.dir, "run.sh", t));
 	free(t);
-	/* Dropping the login session closes LAVA's connection: an
+	/* Killing this connection's sshd closes LAVA's connection: an
 	 * infrastructure error as the lab reports it. */
 	xasprintf(&t, "#!/bin/sh\nm=%s/crashed-$1\n[ -e \"$m\" ] && exit 0\n"
-	    "touch \"$m\"\nsid=$(ps -o sid= -p $$ | tr -d ' ')\n"
-	    "kill -9 -- \"-$sid\" 2>/dev/null; kill -9 \"$sid\"\n", svc.dir);
+	    "touch \"$m\"\np=$$\n"
+	    "while [ \"$(ps -o comm= -p \"$p\")\" != sshd ]; do\n"
+	    "  p=$(ps -o ppid= -p \"$p\" | tr -d ' ')\n"
+	    "  [ \"$p\" -gt 1 ] || exit 1\ndone\nkill -9 \"$p\"\nsleep 30\n",
+	    svc.dir);
 	free(tst_write_file(svc.dir, "crash.sh", t));
 	free(t);
 	xasprintf(&t, "device_type: {device_type}\njob_name: {job_name}\n"

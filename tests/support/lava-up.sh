@@ -1,8 +1,8 @@
 #!/bin/sh
 # lava-up.sh -- a single-host LAVA 2023.01 (Debian 12 packages) for the LAVA
 # tests, with no systemd: postgresql, gunicorn (REST API on 127.0.0.1:8000),
-# lava-publisher, lava-scheduler, lava-worker and one device of type `ssh`
-# (an sshd on 127.0.0.1:$LAVA_SSH_PORT that LAVA logs into as root).
+# lava-publisher, lava-scheduler, lava-worker and two devices of type `ssh`
+# (both an sshd on 127.0.0.1:$LAVA_SSH_PORT that LAVA logs into as root).
 # Run as root with LAVA_CI_DIR an absolute directory (a temp dir in CI).
 # Idempotent: when the API already answers with the token it only prints the
 # environment.  Prints BISECTD_TEST_LAVA_URL=... and BISECTD_TEST_LAVA_TOKEN=...
@@ -12,7 +12,7 @@ W=${LAVA_CI_DIR:?LAVA_CI_DIR must be an absolute directory}
 TOKEN=${LAVA_TOKEN:-bisectdtesttoken0123456789abcdefgh}
 SSH_PORT=${LAVA_SSH_PORT:-22922}
 WORKER=${LAVA_WORKER:-bw0}
-DEVICE=${LAVA_DEVICE:-bssh01}
+DEVICES=${LAVA_DEVICES:-bssh01 bssh02}   # all the same sshd: jobs run side by side
 API=http://127.0.0.1:8000
 export DEBIAN_FRONTEND=noninteractive
 T0=$(date +%s)
@@ -110,7 +110,8 @@ $M tokens list --user admin | grep -q "$TOKEN" || $M tokens add --user admin --s
 $M device-types list | grep -q '^\* ssh ' || $M device-types add ssh
 $M workers details "$WORKER" >/dev/null 2>&1 || $M workers add "$WORKER"
 WTOKEN=$($M workers details "$WORKER" | awk '/^token/ {print $3}')
-cat > "/etc/lava-server/dispatcher-config/devices/$DEVICE.jinja2" <<EOT
+for DEVICE in $DEVICES; do
+  cat > "/etc/lava-server/dispatcher-config/devices/$DEVICE.jinja2" <<EOT
 {% extends 'ssh.jinja2' %}
 {% set ssh_host = '127.0.0.1' %}
 {% set ssh_port = $SSH_PORT %}
@@ -118,9 +119,10 @@ cat > "/etc/lava-server/dispatcher-config/devices/$DEVICE.jinja2" <<EOT
 {% set ssh_identity_file = '$S/id_lava' %}
 {% block schroot %}{% endblock schroot %}
 EOT
-chown lavaserver:lavaserver "/etc/lava-server/dispatcher-config/devices/$DEVICE.jinja2"
-$M devices details "$DEVICE" >/dev/null 2>&1 || $M devices add --device-type ssh --worker "$WORKER" "$DEVICE"
-$M devices update --health GOOD "$DEVICE"
+  chown lavaserver:lavaserver "/etc/lava-server/dispatcher-config/devices/$DEVICE.jinja2"
+  $M devices details "$DEVICE" >/dev/null 2>&1 || $M devices add --device-type ssh --worker "$WORKER" "$DEVICE"
+  $M devices update --health GOOD "$DEVICE"
+done
 
 say "worker"
 if ! { [ -f "$W/pids/worker.pid" ] && kill -0 "$(cat "$W/pids/worker.pid")" 2>/dev/null; }; then
@@ -133,5 +135,5 @@ i=0
 until curl -sf -H "Authorization: Token $TOKEN" "$API/api/v0.2/workers/$WORKER/" | grep -q '"state":"Online"'; do
   i=$((i+1)); [ $i -lt 120 ] || { say "the worker did not come online"; exit 1; }; sleep 0.5
 done
-say "up: $API device $DEVICE (type ssh)"
+say "up: $API devices $DEVICES (type ssh)"
 emit
