@@ -9,12 +9,45 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include <yaml.h>
-
 #include "common/error.h"
 #include "common/xmalloc.h"
 #include "config/config.h"
 #include "config/internal.h"
+
+
+/* The lab backend copies its lab at startup; the template is read per job. */
+const struct config_key config_lab_keys[CONFIG_LAB_NKEYS] = {
+	KEYE(config_lab, type, config_lab_type_words, "lava", RESTART,
+	    "Lab engine: lava."),
+	KEY(config_lab, url, string, REQ | CONFIG_KEY_URL, 0, 0, NULL, RESTART,
+	    "Base URL of the lab's server, http:// or https://."),
+	KEY(config_lab, token_file, path, REQ, 0, 0, NULL, RESTART,
+	    "File holding the API token, read when the lab is contacted and "
+	    "never shown."),
+	KEY(config_lab, device_type, name, REQ, 0, 0, NULL, RESTART,
+	    "Device type the jobs ask for, {device_type} in the template."),
+	KEY(config_lab, tags, string, 0, 0, 0, NULL, RESTART,
+	    "Device tags, comma-separated, {tags} in the template."),
+	KEY(config_lab, group, name, REQ, 0, 0, NULL, RESTART,
+	    "Host group the lab serves instead of SSH hosts."),
+	KEY(config_lab, job_template, path, REQ, 0, 0, NULL, RESTART,
+	    "YAML job definition with {commit}, {short}, {artifact_url}, "
+	    "{run_id}, {benchmark} and {job_name} placeholders."),
+	KEY(config_lab, artifact_url, string, 0, 0, 0, NULL, RESTART,
+	    "Where the lab fetches the kernel, a template such as "
+	    "http://files/{short}/bzImage."),
+	KEY(config_lab, max_jobs, uint, 0, 1, 10000, "4", RESTART,
+	    "Jobs in flight in the lab at once."),
+	KEY(config_lab, priority, uint, 0, 0, 100, "50", RESTART,
+	    "Job priority, 0 to 100, {priority} in the template."),
+	KEYF(config_lab, poll_interval, poll_interval_ms, duration, 0, "2s",
+	    RESTART, "First delay between polls of a job; it backs off to "
+	    "four times that."),
+	KEY(config_lab, build_case, name, 0, 0, 0, "build", RESTART,
+	    "Test case that marks the build: when it fails the commit is "
+	    "skipped."),
+};
+
 
 #define LAB_TEMPLATE_MAX	(256 * 1024)
 #define LAB_SHORT_LEN		12
@@ -426,50 +459,6 @@ config_lab_artifact(const struct config_lab *lab,
 	return out;
 }
 
-int
-config_yaml_check(const char *text, size_t len, struct bd_error *err)
-{
-	yaml_parser_t parser;
-	yaml_event_t ev;
-	int rc = 0, depth = 0, done = 0, first = 1;
-
-	if (!yaml_parser_initialize(&parser))
-		return bd_error_set(err, -ENOMEM, "cannot start the YAML parser");
-	yaml_parser_set_input_string(&parser, (const unsigned char *)text, len);
-	while (!done) {
-		if (!yaml_parser_parse(&parser, &ev)) {
-			rc = bd_error_set(err, -EINVAL, "YAML line %zu: %s",
-			    parser.problem_mark.line + 1, parser.problem ?
-			    parser.problem : "syntax error");
-			break;
-		}
-		if (ev.type == YAML_MAPPING_START_EVENT ||
-		    ev.type == YAML_SEQUENCE_START_EVENT ||
-		    ev.type == YAML_SCALAR_EVENT) {
-			if (depth == 0 && first &&
-			    ev.type != YAML_MAPPING_START_EVENT) {
-				rc = bd_error_set(err, -EINVAL, "YAML: a job "
-				    "definition is a mapping");
-				done = 1;
-			}
-			first = 0;
-		}
-		if (ev.type == YAML_MAPPING_START_EVENT ||
-		    ev.type == YAML_SEQUENCE_START_EVENT)
-			depth++;
-		else if (ev.type == YAML_MAPPING_END_EVENT ||
-		    ev.type == YAML_SEQUENCE_END_EVENT)
-			depth--;
-		else if (ev.type == YAML_STREAM_END_EVENT)
-			done = 1;
-		yaml_event_delete(&ev);
-	}
-	if (rc == 0 && first)
-		rc = bd_error_set(err, -EINVAL, "YAML: the document is empty");
-	yaml_parser_delete(&parser);
-	return rc;
-}
-
 /* Reads the whole template file (at most LAB_TEMPLATE_MAX bytes). */
 static int
 lab_read_template(const char *path, char **out, struct bd_error *err)
@@ -539,4 +528,97 @@ config_lab_render(const struct config_lab *lab,
 	free(tags);
 	free(art);
 	return rc;
+}
+
+int
+config_lab_begin(struct config_ctx *ctx, const char *name)
+{
+	struct config *cfg = ctx->cfg;
+	const struct config_lab *old = config_lab_find(cfg, name);
+	struct config_lab *l;
+
+	if (config_dup_check(ctx, old != NULL ? old->line : 0) < 0)
+		return -1;
+	l = CONFIG_APPEND(ctx, cfg->labs, cfg->nlabs);
+	l->name = xstrdup(name);
+	l->line = ctx->sec_line;
+	config_section_defaults(config_section_find("lab"), l);
+	return 0;
+}
+
+void *
+config_lab_base(struct config *cfg, size_t index)
+{
+	return &cfg->labs[index];
+}
+
+/* The URL scheme, the tags and the template rendered with sample values. */
+void
+config_lab_finish(struct config_ctx *ctx)
+{
+	const struct config_lab *l = &ctx->cfg->labs[ctx->index];
+	const struct config_lab_values sample = {
+		.commit = "0123456789abcdef0123456789abcdef01234567",
+		.run_id = "1", .benchmark = "bench",
+		.job_name = "bisectd check run 1",
+	};
+	struct bd_error err;
+	const char *p;
+	char *out = NULL, *tag, *save = NULL, *copy;
+
+	if (l->url != NULL && strncmp(l->url, "http://", 7) != 0 &&
+	    strncmp(l->url, "https://", 8) != 0)
+		config_error(ctx, config_key_line(ctx, "url"), ctx->label,
+		    "url", "must start with http:// or https://");
+	if (l->tags != NULL) {
+		copy = xstrdup(l->tags);
+		for (tag = strtok_r(copy, ", ", &save); tag != NULL;
+		    tag = strtok_r(NULL, ", ", &save))
+			if (!config_name_valid(tag))
+				config_error(ctx, config_key_line(ctx, "tags"),
+				    ctx->label, "tags", "invalid tag '%s'", tag);
+		free(copy);
+	}
+	if (l->artifact_url != NULL)
+		for (p = l->artifact_url; *p != '\0'; p++)
+			if (*p == ' ' || *p == '\'' || *p == '"') {
+				config_error(ctx, config_key_line(ctx,
+				    "artifact_url"), ctx->label, "artifact_url",
+				    "must not hold spaces or quotes");
+				break;
+			}
+	if (l->job_template == NULL || l->device_type == NULL)
+		return;
+	if (config_lab_render(l, &sample, &out, &err) < 0)
+		config_error(ctx, config_key_line(ctx, "job_template"),
+		    ctx->label, "job_template", "%s", err.msg);
+	else if (strstr(out, sample.job_name) == NULL)
+		config_error(ctx, config_key_line(ctx, "job_template"),
+		    ctx->label, "job_template", "must set job_name: "
+		    "{job_name} (jobs are found again by it)");
+	free(out);
+}
+
+/* A group is served by one lab, or by hosts: never by both. */
+void
+config_lab_check(struct config_ctx *ctx, const struct config_lab *l)
+{
+	const struct config *cfg = ctx->cfg;
+	char label[CONFIG_NAME_MAX + 16];
+	size_t i;
+
+	if (l->group == NULL)
+		return;
+	snprintf(label, sizeof(label), "[lab %s]", l->name);
+	for (i = 0; i < cfg->nhosts; i++)
+		if (strcmp(cfg->hosts[i].group, l->group) == 0) {
+			config_error(ctx, l->line, label, "group", "group %s "
+			    "is also served by [host %s]", l->group,
+			    cfg->hosts[i].name);
+			return;
+		}
+	if (config_lab_for_group(cfg, l->group) != l)
+		config_error(ctx, l->line, label, "group", "group %s is "
+		    "served by [lab %s] already", l->group,
+		    config_lab_for_group(cfg, l->group)->name);
 }

@@ -14,23 +14,6 @@
 #include "config/internal.h"
 #include "common/log.h"
 
-/*
- * Rows: KEY for a field named as its key, KEYF for a field of another name,
- * KEYE for an enum.  D is the default as the file would write it (NULL:
- * none), R the reload class, and the last word the one-line doc.
- */
-#define KEY(st, name, fn, flags, lo, hi, d, r, doc) \
-	{ #name, config_value_##fn, offsetof(struct st, name), flags, lo, hi, \
-	  NULL, d, r, doc }
-#define KEYF(st, name, field, fn, flags, d, r, doc) \
-	{ #name, config_value_##fn, offsetof(struct st, field), flags, 0, 0, \
-	  NULL, d, r, doc }
-#define KEYE(st, name, words, d, r, doc) \
-	{ #name, config_value_enum, offsetof(struct st, name), 0, 0, 0, \
-	  words, d, r, doc }
-#define REQ	CONFIG_KEY_REQUIRED
-#define LIVE	CONFIG_RELOAD_LIVE
-#define RESTART	CONFIG_RELOAD_RESTART
 
 /*
  * [daemon]: the socket and database are opened once; everything else is
@@ -161,41 +144,7 @@ static const struct config_key config_sweep_keys[] = {
 	    "How often to look for new tags."),
 };
 
-/* The lab backend copies its lab at startup; the template is read per job. */
-static const struct config_key config_lab_keys[] = {
-	KEYE(config_lab, type, config_lab_type_words, "lava", RESTART,
-	    "Lab engine: lava."),
-	KEY(config_lab, url, string, REQ | CONFIG_KEY_URL, 0, 0, NULL, RESTART,
-	    "Base URL of the lab's server, http:// or https://."),
-	KEY(config_lab, token_file, path, REQ, 0, 0, NULL, RESTART,
-	    "File holding the API token, read when the lab is contacted and "
-	    "never shown."),
-	KEY(config_lab, device_type, name, REQ, 0, 0, NULL, RESTART,
-	    "Device type the jobs ask for, {device_type} in the template."),
-	KEY(config_lab, tags, string, 0, 0, 0, NULL, RESTART,
-	    "Device tags, comma-separated, {tags} in the template."),
-	KEY(config_lab, group, name, REQ, 0, 0, NULL, RESTART,
-	    "Host group the lab serves instead of SSH hosts."),
-	KEY(config_lab, job_template, path, REQ, 0, 0, NULL, RESTART,
-	    "YAML job definition with {commit}, {short}, {artifact_url}, "
-	    "{run_id}, {benchmark} and {job_name} placeholders."),
-	KEY(config_lab, artifact_url, string, 0, 0, 0, NULL, RESTART,
-	    "Where the lab fetches the kernel, a template such as "
-	    "http://files/{short}/bzImage."),
-	KEY(config_lab, max_jobs, uint, 0, 1, 10000, "4", RESTART,
-	    "Jobs in flight in the lab at once."),
-	KEY(config_lab, priority, uint, 0, 0, 100, "50", RESTART,
-	    "Job priority, 0 to 100, {priority} in the template."),
-	KEYF(config_lab, poll_interval, poll_interval_ms, duration, 0, "2s",
-	    RESTART, "First delay between polls of a job; it backs off to "
-	    "four times that."),
-	KEY(config_lab, build_case, name, 0, 0, 0, "build", RESTART,
-	    "Test case that marks the build: when it fails the commit is "
-	    "skipped."),
-};
-
-_Static_assert(CONFIG_NITEMS(config_lab_keys) <= CONFIG_MAX_KEYS &&
-    CONFIG_NITEMS(config_daemon_keys) <= CONFIG_MAX_KEYS &&
+_Static_assert(CONFIG_NITEMS(config_daemon_keys) <= CONFIG_MAX_KEYS &&
     CONFIG_NITEMS(config_repo_keys) <= CONFIG_MAX_KEYS &&
     CONFIG_NITEMS(config_host_keys) <= CONFIG_MAX_KEYS &&
     CONFIG_NITEMS(config_benchmark_keys) <= CONFIG_MAX_KEYS &&
@@ -213,7 +162,7 @@ config_defaults(struct config *cfg)
  * A second section of one type and name is reported at its header, given
  * the first one's header line (0: there is none).  Returns 0 or -1.
  */
-static int
+int
 config_dup_check(struct config_ctx *ctx, int first)
 {
 	if (first == 0)
@@ -260,7 +209,7 @@ config_key_index(const struct config_section_def *def, const char *name)
 }
 
 /* Line of a key of the current section by name, 0 when it was not set. */
-static int
+int
 config_key_line(const struct config_ctx *ctx, const char *name)
 {
 	size_t i = config_key_index(ctx->sec, name);
@@ -297,12 +246,6 @@ config_repo_base(struct config *cfg, size_t index)
 	return &cfg->repo;
 }
 
-/* Grows a section array by one zeroed element, at ctx->index. */
-#define CONFIG_APPEND(ctx, arr, n) \
-	((arr) = xreallocarray((arr), (n) + 1, sizeof(*(arr))), \
-	    (ctx)->index = (n)++, \
-	    memset(&(arr)[(ctx)->index], 0, sizeof(*(arr))), \
-	    &(arr)[(ctx)->index])
 
 static int
 config_host_begin(struct config_ctx *ctx, const char *name)
@@ -409,75 +352,6 @@ config_sweep_finish(struct config_ctx *ctx)
 	    sizeof(ctx->key_line));
 }
 
-static int
-config_lab_begin(struct config_ctx *ctx, const char *name)
-{
-	struct config *cfg = ctx->cfg;
-	const struct config_lab *old = config_lab_find(cfg, name);
-	struct config_lab *l;
-
-	if (config_dup_check(ctx, old != NULL ? old->line : 0) < 0)
-		return -1;
-	l = CONFIG_APPEND(ctx, cfg->labs, cfg->nlabs);
-	l->name = xstrdup(name);
-	l->line = ctx->sec_line;
-	config_section_defaults(config_section_find("lab"), l);
-	return 0;
-}
-
-static void *
-config_lab_base(struct config *cfg, size_t index)
-{
-	return &cfg->labs[index];
-}
-
-/* The URL scheme, the tags and the template rendered with sample values. */
-static void
-config_lab_finish(struct config_ctx *ctx)
-{
-	const struct config_lab *l = &ctx->cfg->labs[ctx->index];
-	const struct config_lab_values sample = {
-		.commit = "0123456789abcdef0123456789abcdef01234567",
-		.run_id = "1", .benchmark = "bench",
-		.job_name = "bisectd check run 1",
-	};
-	struct bd_error err;
-	const char *p;
-	char *out = NULL, *tag, *save = NULL, *copy;
-
-	if (l->url != NULL && strncmp(l->url, "http://", 7) != 0 &&
-	    strncmp(l->url, "https://", 8) != 0)
-		config_error(ctx, config_key_line(ctx, "url"), ctx->label,
-		    "url", "must start with http:// or https://");
-	if (l->tags != NULL) {
-		copy = xstrdup(l->tags);
-		for (tag = strtok_r(copy, ", ", &save); tag != NULL;
-		    tag = strtok_r(NULL, ", ", &save))
-			if (!config_name_valid(tag))
-				config_error(ctx, config_key_line(ctx, "tags"),
-				    ctx->label, "tags", "invalid tag '%s'", tag);
-		free(copy);
-	}
-	if (l->artifact_url != NULL)
-		for (p = l->artifact_url; *p != '\0'; p++)
-			if (*p == ' ' || *p == '\'' || *p == '"') {
-				config_error(ctx, config_key_line(ctx,
-				    "artifact_url"), ctx->label, "artifact_url",
-				    "must not hold spaces or quotes");
-				break;
-			}
-	if (l->job_template == NULL || l->device_type == NULL)
-		return;
-	if (config_lab_render(l, &sample, &out, &err) < 0)
-		config_error(ctx, config_key_line(ctx, "job_template"),
-		    ctx->label, "job_template", "%s", err.msg);
-	else if (strstr(out, sample.job_name) == NULL)
-		config_error(ctx, config_key_line(ctx, "job_template"),
-		    ctx->label, "job_template", "must set job_name: "
-		    "{job_name} (jobs are found again by it)");
-	free(out);
-}
-
 #define SECTION(type, named, keys, reload, finish) \
 	{ #type, named, keys, CONFIG_NITEMS(keys), reload, \
 	  config_##type##_begin, config_##type##_base, finish }
@@ -489,7 +363,8 @@ static const struct config_section_def config_sections[] = {
 	SECTION(benchmark, 1, config_benchmark_keys, LIVE,
 	    config_benchmark_finish),
 	SECTION(sweep, 1, config_sweep_keys, LIVE, config_sweep_finish),
-	SECTION(lab, 1, config_lab_keys, RESTART, config_lab_finish),
+	{ "lab", 1, config_lab_keys, CONFIG_LAB_NKEYS, RESTART,
+	  config_lab_begin, config_lab_base, config_lab_finish },
 };
 
 /* Walkers over every section (diff, docs) start here. */
@@ -669,30 +544,6 @@ config_sweep_check(struct config_ctx *ctx, const struct config_sweep *w,
 		config_error(ctx, lines[SWEEP_KEY_GROUP], label, "group",
 		    "group %s has no host with the %s role", w->group,
 		    (roles & CONFIG_ROLE_BUILD) ? "test" : "build");
-}
-
-/* A group is served by one lab, or by hosts: never by both. */
-static void
-config_lab_check(struct config_ctx *ctx, const struct config_lab *l)
-{
-	const struct config *cfg = ctx->cfg;
-	char label[CONFIG_NAME_MAX + 16];
-	size_t i;
-
-	if (l->group == NULL)
-		return;
-	snprintf(label, sizeof(label), "[lab %s]", l->name);
-	for (i = 0; i < cfg->nhosts; i++)
-		if (strcmp(cfg->hosts[i].group, l->group) == 0) {
-			config_error(ctx, l->line, label, "group", "group %s "
-			    "is also served by [host %s]", l->group,
-			    cfg->hosts[i].name);
-			return;
-		}
-	if (config_lab_for_group(cfg, l->group) != l)
-		config_error(ctx, l->line, label, "group", "group %s is "
-		    "served by [lab %s] already", l->group,
-		    config_lab_for_group(cfg, l->group)->name);
 }
 
 /* Checks that need the whole file: names one section gives another. */

@@ -7,7 +7,8 @@
 # key and port), BISECTD_TEST_LAVA_URL and BISECTD_TEST_LAVA_TOKEN.
 #   make bench-lab LAB_BENCH_ARGS='--runs 4 --inflight 20'
 LAB_BENCH_ARGS ?=
-LAB_BENCH_OBJ = $(BUILD)/obj/tests/bench/lab_bench.o
+LAB_BENCH_OBJ = $(BUILD)/obj/tests/bench/lab_bench.o \
+	$(BUILD)/obj/tests/support/lavajob.o
 
 $(BUILD)/bench/lab_bench: $(LAB_BENCH_OBJ) $(BUILD)/libbisectd.a
 	@mkdir -p $(dir $@)

@@ -27,6 +27,7 @@
 #include "remote/exec.h"
 #include "remote/lava.h"
 #include "remote/ssh.h"
+#include "tests/support/lavajob.h"
 
 #define LB_CMD	"echo bench 1"
 #define LB_PINGS	4000
@@ -268,22 +269,14 @@ main(int argc, char **argv)
 	xasprintf(&tmpl, "%s/bench-job.yaml", dir);
 	xasprintf(&tokf, "%s/bench-token", dir);
 	f = fopen(tmpl, "w");
-	fprintf(f, "device_type: {device_type}\njob_name: {job_name}\n"
-	    "timeouts:\n  job: {minutes: 5}\n  action: {minutes: 2}\n"
-	    "  connection: {minutes: 1}\npriority: {priority}\n"
-	    "visibility: public\nactions:\n- deploy:\n    to: ssh\n"
-	    "    os: debian\n    timeout: {minutes: 1}\n- boot:\n"
-	    "    method: ssh\n    connection: ssh\n    prompts:\n"
-	    "    - 'root@[^:]*:[^#]*#'\n    timeout: {minutes: 1}\n"
-	    "- test:\n    timeout: {minutes: 2}\n    definitions:\n"
-	    "    - repository:\n        metadata:\n"
-	    "          format: Lava-Test Test Definition 1.0\n"
-	    "          name: bench\n          description: bench\n"
-	    "        run:\n          steps:\n"
-	    "          - " LB_CMD " && lava-test-case bench --result pass "
-	    "--measurement 1 --units x\n"
-	    "      from: inline\n      name: bench\n"
-	    "      path: inline/bench.yaml\n");
+	{
+		char *t = lavajob_template("          - " LB_CMD " && "
+		    "lava-test-case bench --result pass --measurement 1 "
+		    "--units x\n");
+
+		fputs(t, f);
+		free(t);
+	}
 	fclose(f);
 	f = fopen(tokf, "w");
 	fprintf(f, "%s\n", tok);

@@ -21,6 +21,7 @@
 
 #include "common/xmalloc.h"
 #include "tests/support/daemon.h"
+#include "tests/support/lavajob.h"
 #include "tests/support/svc.h"
 #include "tests/support/tst.h"
 
@@ -80,33 +81,20 @@ lava_sections(void)
 	    svc.dir);
 	free(tst_write_file(svc.dir, "crash.sh", t));
 	free(t);
-	xasprintf(&t, "device_type: {device_type}\njob_name: {job_name}\n"
-	    "timeouts:\n  job: {minutes: 5}\n  action: {minutes: 2}\n"
-	    "  connection: {minutes: 1}\npriority: {priority}\n"
-	    "visibility: public\nactions:\n- deploy:\n    to: ssh\n"
-	    "    os: debian\n    timeout: {minutes: 1}\n- boot:\n"
-	    "    method: ssh\n    connection: ssh\n    prompts:\n"
-	    "    - 'root@[^:]*:[^#]*#'\n    timeout: {minutes: 1}\n"
-	    "- test:\n    timeout: {minutes: 2}\n    definitions:\n"
-	    "    - repository:\n        metadata:\n"
-	    "          format: Lava-Test Test Definition 1.0\n"
-	    "          name: bench\n"
-	    "          description: \"bisectd {benchmark} at {short}\"\n"
-	    "        run:\n          steps:\n%s"
-	    "          - lava-test-case build --shell sh %s/build.sh {commit} "
-	    "{short}\n          - sh %s/run.sh {short}\n"
-	    "      from: inline\n      name: bench\n"
-	    "      path: inline/bench.yaml\n", lt.crash_first ?
-	    "          - sh CRASH {short}\n" : "", svc.dir, svc.dir);
 	{
-		char *crash, *p = strstr(t, "CRASH");
+		char *steps, *crash;
 
-		if (p != NULL) {
-			xasprintf(&crash, "%.*s%s/crash.sh%s", (int)(p - t), t,
-			    svc.dir, p + 5);
-			free(t);
-			t = crash;
-		}
+		if (lt.crash_first)
+			xasprintf(&crash, "          - sh %s/crash.sh {short}\n",
+			    svc.dir);
+		else
+			crash = xstrdup("");
+		xasprintf(&steps, "%s          - lava-test-case build --shell "
+		    "sh %s/build.sh {commit} {short}\n          - sh %s/run.sh "
+		    "{short}\n", crash, svc.dir, svc.dir);
+		t = lavajob_template(steps);
+		free(steps);
+		free(crash);
 	}
 	free(tst_write_file(svc.dir, "job.yaml", t));
 	free(t);
@@ -430,18 +418,32 @@ Test(lava, kill9_no_double_submit)
 	lava_assert_one_job_per_run(id);
 }
 
-/* Cancel of a bisection cancels its jobs in the lab. */
+/* Cancel of a bisection cancels its jobs in the lab; watch shows them. */
 Test(lava, cancel_cancels_jobs)
 {
 	json_t *r, *jobs, *j;
 	char *inst, path[64];
 	int64_t id;
-	int i;
+	int i, fd, seen = 0;
 
 	lava_setup("lava-cancel");
 	json_decref(lava_wait_health("ok"));
+	fd = tst_daemon_connect(&svc.td);
+	cr_assert_geq(fd, 0);
+	free(tst_daemon_rpc(fd, "{\"cmd\":\"watch\"}"));
 	id = lava_bisect();
 	inst = lava_instance();
+	/* The watch stream carries the job's events. */
+	for (i = 0; i < 1000 && !seen; i++) {
+		char *line = tst_daemon_read_line(fd);
+
+		cr_assert_not_null(line, "the watch stream ended");
+		seen = strstr(line, "\"event\":\"lab-job\"") != NULL &&
+		    strstr(line, "\"state\":\"submitted\"") != NULL;
+		free(line);
+	}
+	close(fd);
+	cr_assert(seen, "no lab-job event on the watch stream");
 	for (i = 0; i < LAVA_WAIT_S * 10; i++) {
 		jobs = lava_jobs_of(inst, 1);
 		if (json_array_size(jobs) > 0)
