@@ -25,7 +25,7 @@
 #include "tests/support/svc.h"
 #include "tests/support/tst.h"
 
-TestSuite(lava, .fini = svc_fini, .timeout = 900);
+TestSuite(lava, .fini = svc_fini, .timeout = 1800);
 
 #define LAVA_WAIT_S	240	/* a guard against hangs, not a timing check */
 
@@ -268,6 +268,30 @@ lava_assert_one_job_per_run(int64_t id)
 	free(inst);
 }
 
+/*
+ * Waits for the bisection to end: a lab run takes seconds, and under a
+ * full parallel test run a whole bisection may take longer than
+ * svc_wait's guard.  A guard against hangs, not a timing check.
+ */
+static json_t *
+lava_wait(int64_t id)
+{
+	const char *st;
+	json_t *b;
+	int i;
+
+	for (i = 0; i < LAVA_WAIT_S * 25; i++) {
+		b = svc_status(id);
+		st = json_string_value(json_object_get(b, "state"));
+		if (strcmp(st, "queued") != 0 && strcmp(st, "running") != 0)
+			return b;
+		json_decref(b);
+		usleep(200 * 1000);
+	}
+	cr_assert_fail("bisection %lld did not finish", (long long)id);
+	return NULL;
+}
+
 /* A bisection of the fixture's range on the lab's group. */
 static int64_t
 lava_bisect(void)
@@ -297,7 +321,7 @@ Test(lava, culprit)
 	    "ssh");
 	json_decref(l);
 	id = lava_bisect();
-	b = svc_wait(id);
+	b = lava_wait(id);
 	svc_assert_culprit(b);
 	json_decref(b);
 	svc_assert_samples_consistent(id);
@@ -411,7 +435,7 @@ Test(lava, kill9_no_double_submit)
 	}
 	cr_assert_neq(tst_daemon_stop(&svc.td, SIGKILL), -1);
 	cr_assert_eq(tst_daemon_start(&svc.td), 0, "bisectd did not restart");
-	b = svc_wait(id);
+	b = lava_wait(id);
 	svc_assert_culprit(b);
 	json_decref(b);
 	svc_assert_samples_consistent(id);
