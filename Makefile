@@ -7,11 +7,12 @@ DESTDIR ?=
 BUILD   ?= build
 CC      ?= cc
 
-PKGS      = libgit2 libssh2 sqlite3 libuv jansson inih
+PKGS      = libgit2 libssh2 sqlite3 libuv jansson inih libcurl yaml-0.1
 TEST_PKGS = criterion zlib
 DEB_PKGS  = pkg-config gcc make git libgit2-dev libssh2-1-dev libsqlite3-dev \
             libuv1-dev libjansson-dev libinih-dev libcriterion-dev zlib1g-dev \
-            openssh-server openssh-client groff-base
+            libcurl4-openssl-dev libyaml-dev openssh-server openssh-client \
+            groff-base
 # make test also renders the HTML report in a real browser, and runs the
 # fuzz targets (tests/fuzz/) built with clang.
 TEST_DEB_PKGS = chromium clang

@@ -126,6 +126,9 @@ config_release(struct config *cfg)
 	for (i = 0; i < cfg->nsweeps; i++)
 		config_sweep_release(&cfg->sweeps[i]);
 	free(cfg->sweeps);
+	for (i = 0; i < cfg->nlabs; i++)
+		config_lab_release(&cfg->labs[i]);
+	free(cfg->labs);
 	config_init(cfg);
 }
 
@@ -202,6 +205,8 @@ config_group_roles(const struct config *cfg, const char *group)
 	for (i = 0; i < cfg->nhosts; i++)
 		if (strcmp(cfg->hosts[i].group, group) == 0)
 			roles |= cfg->hosts[i].roles;
+	if (config_lab_for_group(cfg, group) != NULL)
+		roles |= CONFIG_ROLE_BUILD | CONFIG_ROLE_TEST;
 	return roles;
 }
 

@@ -21,6 +21,7 @@
 
 #include <jansson.h>
 
+#include "common/error.h"
 #include "common/names.h"
 #include "common/proto.h"
 
@@ -172,6 +173,40 @@ struct config_sweep {
 	int		 line;
 };
 
+enum config_lab_type {
+	CONFIG_LAB_LAVA = 0,		/* a LAVA lab through its REST API v0.2 */
+};
+
+/*
+ * [lab NAME]: a lab engine serving one host group instead of SSH hosts.
+ * job_template is a YAML file read when a job is made; token_file is read
+ * when the lab is contacted and never copied into the configuration.
+ */
+struct config_lab {
+	char		*name;
+	enum config_lab_type type;
+	char		*url;			/* http(s)://host[:port], required */
+	char		*token_file;		/* file holding the API token */
+	char		*device_type;		/* required */
+	char		*tags;			/* comma-separated; NULL: none */
+	char		*group;			/* the host group it serves */
+	char		*job_template;		/* YAML file, required */
+	char		*artifact_url;		/* template; NULL: {artifact_url} is "" */
+	unsigned	 max_jobs;		/* in flight at once */
+	unsigned	 priority;		/* LAVA priority 0..100, {priority} */
+	uint64_t	 poll_interval_ms;	/* first poll delay; backs off */
+	char		*build_case;		/* a failing case of this name: skip */
+	int		 line;
+};
+
+/* Values for the placeholders of a lab's templates; any may be NULL. */
+struct config_lab_values {
+	const char	*commit;
+	const char	*run_id;
+	const char	*benchmark;
+	const char	*job_name;		/* {job_name}: the run's description */
+};
+
 struct config_hold;
 
 struct config {
@@ -185,6 +220,8 @@ struct config {
 	size_t			 nbenchmarks;
 	struct config_sweep	*sweeps;
 	size_t			 nsweeps;
+	struct config_lab	*labs;
+	size_t			 nlabs;
 };
 
 /* Every error of one load, in file order. */
@@ -280,6 +317,8 @@ void	config_errors_release(struct config_errors *errs);
 void	config_host_copy(struct config_host *dst,
 	    const struct config_host *src);
 void	config_host_release(struct config_host *h);
+/* Frees the strings of a lab (a copy made field by field, or a row). */
+void	config_lab_release(struct config_lab *l);
 
 const struct config_host	*config_host_find(const struct config *cfg,
 				    const char *name);
@@ -287,6 +326,11 @@ const struct config_benchmark	*config_benchmark_find(const struct config *cfg,
 				    const char *name);
 const struct config_sweep	*config_sweep_find(const struct config *cfg,
 				    const char *name);
+const struct config_lab		*config_lab_find(const struct config *cfg,
+				    const char *name);
+/* The lab serving group, or NULL when SSH hosts serve it. */
+const struct config_lab		*config_lab_for_group(const struct config *cfg,
+				    const char *group);
 const struct config_metric	*config_metric_find(
 				    const struct config_benchmark *b,
 				    const char *name);
@@ -303,13 +347,33 @@ size_t	config_sweep_metrics(const struct config *cfg,
 /* The words of enum config_host_role, as the file and the protocol use them. */
 extern const struct name_value config_role_words[];
 
-/* enum config_host_role bits of all hosts in group; 0 when it has none. */
+/*
+ * Renders a lab's job template (read from its file) with v into *out
+ * (caller frees) and checks that the result is well-formed YAML.
+ * {commit}, {short}, {run_id}, {benchmark}, {job_name}, {artifact_url},
+ * {device_type}, {priority} and {tags} are replaced; a value landing in a
+ * step command (an item under a "steps:" key) is shell-quoted, and every
+ * value is YAML-escaped: a value that is the whole scalar is written as a
+ * double-quoted string, one inside a longer scalar must not need quoting
+ * (else -EINVAL).  Returns 0 or a negative errno with err filled.
+ */
+int	config_lab_render(const struct config_lab *lab,
+	    const struct config_lab_values *v, char **out,
+	    struct bd_error *err);
+/* The lab's artifact_url with v substituted ("" when unset); caller frees. */
+char	*config_lab_artifact(const struct config_lab *lab,
+	    const struct config_lab_values *v);
+/* Checks that text is one well-formed YAML document mapping. */
+int	config_yaml_check(const char *text, size_t len, struct bd_error *err);
+
+/* enum config_host_role bits of all hosts in group; 0 when it has none.
+ * A group a lab serves can do both. */
 unsigned	config_group_roles(const struct config *cfg, const char *group);
 
 /*
  * Effective configuration as JSON, defaults included; caller owns the
  * result.  {"path", "daemon": {...}, "repo": {...} or null, "hosts": [...],
- * "benchmarks": [...], "sweeps": [...]}; each section object has the file's
+ * "benchmarks": [...], "sweeps": [...], "labs": [...]}; each section object has the file's
  * key names (plus "name"), durations as NAME_ms integers, socket_mode as a
  * string like "0660", roles as an array, metrics as [{"name", "kind":
  * "higher"|"lower"|"pass-fail"}].  No secrets: files such as

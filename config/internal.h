@@ -121,7 +121,35 @@ void	config_error(struct config_ctx *ctx, int line, const char *label,
 	    const char *key, const char *fmt, ...)
 	    __attribute__((format(printf, 5, 6)));
 
+/*
+ * Rows: KEY for a field named as its key, KEYF for a field of another name,
+ * KEYE for an enum.  D is the default as the file would write it (NULL:
+ * none), R the reload class, and the last word the one-line doc.
+ */
+#define KEY(st, name, fn, flags, lo, hi, d, r, doc) \
+	{ #name, config_value_##fn, offsetof(struct st, name), flags, lo, hi, \
+	  NULL, d, r, doc }
+#define KEYF(st, name, field, fn, flags, d, r, doc) \
+	{ #name, config_value_##fn, offsetof(struct st, field), flags, 0, 0, \
+	  NULL, d, r, doc }
+#define KEYE(st, name, words, d, r, doc) \
+	{ #name, config_value_enum, offsetof(struct st, name), 0, 0, 0, \
+	  words, d, r, doc }
+#define REQ	CONFIG_KEY_REQUIRED
+#define LIVE	CONFIG_RELOAD_LIVE
+#define RESTART	CONFIG_RELOAD_RESTART
+
 /* section.c */
+/* Grows a section array by one zeroed element, at ctx->index. */
+#define CONFIG_APPEND(ctx, arr, n) \
+	((arr) = xreallocarray((arr), (n) + 1, sizeof(*(arr))), \
+	    (ctx)->index = (n)++, \
+	    memset(&(arr)[(ctx)->index], 0, sizeof(*(arr))), \
+	    &(arr)[(ctx)->index])
+/* A second section of this type and name (first: its line, 0 none). */
+int	config_dup_check(struct config_ctx *ctx, int first);
+/* Line of a key of the current section, 0 when it was not set. */
+int	config_key_line(const struct config_ctx *ctx, const char *name);
 const struct config_section_def *config_section_find(const char *type);
 /* The section types in file order; *n is set to their count. */
 const struct config_section_def *config_section_all(size_t *n);
@@ -136,6 +164,16 @@ void	config_section_end(struct config_ctx *ctx);
 void	config_section_key(struct config_ctx *ctx, const char *name,
 	    const char *value);
 void	config_check_references(struct config_ctx *ctx);
+
+/* lab.c: the [lab] rows and section hooks. */
+#define CONFIG_LAB_NKEYS	12
+extern const struct name_value config_lab_type_words[];
+extern const struct config_key config_lab_keys[CONFIG_LAB_NKEYS];
+int	config_lab_begin(struct config_ctx *ctx, const char *name);
+void	*config_lab_base(struct config *cfg, size_t index);
+void	config_lab_finish(struct config_ctx *ctx);
+/* After the whole file: the lab's group is served by nothing else. */
+void	config_lab_check(struct config_ctx *ctx, const struct config_lab *l);
 
 /* reload.c */
 /* 1 when holds are out and took over what cfg owned; cfg is then empty. */

@@ -257,5 +257,10 @@ config_to_json(const struct config *cfg)
 		json_array_append_new(a, config_json_section("sweep",
 		    &cfg->sweeps[i], cfg->sweeps[i].name));
 	json_object_set_new(root, "sweeps", a);
+	a = json_array();
+	for (i = 0; i < cfg->nlabs; i++)
+		json_array_append_new(a, config_json_section("lab",
+		    &cfg->labs[i], cfg->labs[i].name));
+	json_object_set_new(root, "labs", a);
 	return root;
 }

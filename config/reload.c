@@ -30,6 +30,7 @@ static const struct {
 	{ "host", offsetof(struct config, nhosts) },
 	{ "benchmark", offsetof(struct config, nbenchmarks) },
 	{ "sweep", offsetof(struct config, nsweeps) },
+	{ "lab", offsetof(struct config, nlabs) },
 };
 
 /* Instances of a section type in cfg: 1 for [daemon] and [repo]. */

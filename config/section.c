@@ -14,23 +14,6 @@
 #include "config/internal.h"
 #include "common/log.h"
 
-/*
- * Rows: KEY for a field named as its key, KEYF for a field of another name,
- * KEYE for an enum.  D is the default as the file would write it (NULL:
- * none), R the reload class, and the last word the one-line doc.
- */
-#define KEY(st, name, fn, flags, lo, hi, d, r, doc) \
-	{ #name, config_value_##fn, offsetof(struct st, name), flags, lo, hi, \
-	  NULL, d, r, doc }
-#define KEYF(st, name, field, fn, flags, d, r, doc) \
-	{ #name, config_value_##fn, offsetof(struct st, field), flags, 0, 0, \
-	  NULL, d, r, doc }
-#define KEYE(st, name, words, d, r, doc) \
-	{ #name, config_value_enum, offsetof(struct st, name), 0, 0, 0, \
-	  words, d, r, doc }
-#define REQ	CONFIG_KEY_REQUIRED
-#define LIVE	CONFIG_RELOAD_LIVE
-#define RESTART	CONFIG_RELOAD_RESTART
 
 /*
  * [daemon]: the socket and database are opened once; everything else is
@@ -224,7 +207,7 @@ config_defaults(struct config *cfg)
  * A second section of one type and name is reported at its header, given
  * the first one's header line (0: there is none).  Returns 0 or -1.
  */
-static int
+int
 config_dup_check(struct config_ctx *ctx, int first)
 {
 	if (first == 0)
@@ -271,7 +254,7 @@ config_key_index(const struct config_section_def *def, const char *name)
 }
 
 /* Line of a key of the current section by name, 0 when it was not set. */
-static int
+int
 config_key_line(const struct config_ctx *ctx, const char *name)
 {
 	size_t i = config_key_index(ctx->sec, name);
@@ -308,12 +291,6 @@ config_repo_base(struct config *cfg, size_t index)
 	return &cfg->repo;
 }
 
-/* Grows a section array by one zeroed element, at ctx->index. */
-#define CONFIG_APPEND(ctx, arr, n) \
-	((arr) = xreallocarray((arr), (n) + 1, sizeof(*(arr))), \
-	    (ctx)->index = (n)++, \
-	    memset(&(arr)[(ctx)->index], 0, sizeof(*(arr))), \
-	    &(arr)[(ctx)->index])
 
 static int
 config_host_begin(struct config_ctx *ctx, const char *name)
@@ -431,6 +408,8 @@ static const struct config_section_def config_sections[] = {
 	SECTION(benchmark, 1, config_benchmark_keys, LIVE,
 	    config_benchmark_finish),
 	SECTION(sweep, 1, config_sweep_keys, LIVE, config_sweep_finish),
+	{ "lab", 1, config_lab_keys, CONFIG_LAB_NKEYS, RESTART,
+	  config_lab_begin, config_lab_base, config_lab_finish },
 };
 
 /* Walkers over every section (diff, docs) start here. */
@@ -630,4 +609,6 @@ config_check_references(struct config_ctx *ctx)
 	for (i = 0; i < ctx->cfg->nsweeps; i++)
 		config_sweep_check(ctx, &ctx->cfg->sweeps[i],
 		    ctx->sweep_lines[i]);
+	for (i = 0; i < ctx->cfg->nlabs; i++)
+		config_lab_check(ctx, &ctx->cfg->labs[i]);
 }

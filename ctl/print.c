@@ -148,6 +148,39 @@ roles_cell(struct table *t, const json_t *roles)
 	table_cell(t, "%s", buf[0] != '\0' ? buf : "-");
 }
 
+/* Lab groups: one row each, then each lab's last error. */
+static void
+print_labs(FILE *out, const json_t *labs)
+{
+	static const char *const head[] = {
+		"LAB", "URL", "DEVICE TYPE", "GROUP", "QUEUED", "RUNNING",
+		"MAX", "HEALTH"
+	};
+	const json_t *l;
+	struct table t;
+	size_t i;
+
+	if (json_array_size(labs) == 0)
+		return;
+	table_init(&t, head, "llllrrrl");
+	json_array_foreach(labs, i, l) {
+		table_cell(&t, "%s", str(l, "name"));
+		table_cell(&t, "%s", str(l, "url"));
+		table_cell(&t, "%s", str(l, "device_type"));
+		table_cell(&t, "%s", str(l, "group"));
+		table_cell(&t, "%lld", num(l, "queued"));
+		table_cell(&t, "%lld", num(l, "running"));
+		table_cell(&t, "%lld", num(l, "max_jobs"));
+		table_cell(&t, "%s", str(l, "health"));
+	}
+	fprintf(out, "\n");
+	table_print(out, &t, "");
+	json_array_foreach(labs, i, l)
+		if (*str(l, "last_error") != '\0')
+			fprintf(out, "%s: last error: %s\n", str(l, "name"),
+			    str(l, "last_error"));
+}
+
 /*
  * Hosts with their state and the run each one works on, then the last
  * infrastructure error of each host that has one (too long for a cell).
@@ -190,6 +223,7 @@ print_hosts(FILE *out, const json_t *r, const json_t *req, unsigned flags)
 		if (e != NULL && *e != '\0')
 			fprintf(out, "%s: last error: %s\n", str(h, "name"), e);
 	}
+	print_labs(out, json_object_get(r, "labs"));
 }
 
 /*

@@ -59,6 +59,9 @@ status_lists(FILE *out, const json_t *b)
 		    sha, sizeof(sha)), host != NULL ? "on " : "",
 		    host != NULL ? host : "(waiting for a host)");
 	}
+	host = json_string_value(json_object_get(b, "trouble"));
+	if (host != NULL)
+		field(out, "waiting", "%s", host);
 	json_array_foreach(json_object_get(b, "top"), i, v)
 		field(out, i == 0 ? "top" : "", "%s %5.1f%%  %s",
 		    shortsha(str(v, "commit"), PRINT_SHORT, sha,

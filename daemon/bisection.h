@@ -27,7 +27,7 @@
 
 struct sched;
 struct sched_request;
-struct job;
+struct backend_run;
 struct verify;
 
 /* The commit of a probe outside the range (verification's runs). */
@@ -46,7 +46,7 @@ struct bisection_probe {
 	uint32_t		 commit;	/* engine index, ENGINE_GOOD or
 						   BISECTION_EXTRA */
 	char			 sha[GIT_OID_HEXSZ + 1];
-	struct job		*job;
+	struct backend_run	*job;		/* NULL once it ended */
 	/* The configuration its job points into, held until the probe ends. */
 	struct config_hold	*cfg_hold;
 	int64_t			 started_ms;

@@ -11,7 +11,7 @@
 #include "daemon/bisection.h"
 #include "daemon/sched.h"
 #include "daemon/verify.h"
-#include "remote/job.h"
+#include "remote/backend.h"
 
 static const char *
 bisection_phase_name(const struct bisection *b, const struct engine_status *es)
@@ -159,13 +159,18 @@ bisection_status_json(struct bisection *b, struct store *st,
 	    "updated_ms", (json_int_t)b->rec.updated_ms);
 	fl = json_array();
 	TAILQ_FOREACH(p, &b->probes, entry) {
-		const char *host = p->job ? job_host(p->job) : NULL;
+		const char *host = p->job ? backend_where(p->job) : NULL;
 
 		json_array_append_new(fl, json_pack("{s:I, s:s, s:o}",
 		    "run", (json_int_t)p->run, "commit", p->sha,
 		    "host", host ? json_string(host) : json_null()));
 	}
 	json_object_set_new(o, "in_flight", fl);
+	/* A lab that cannot take runs says why the bisection waits. */
+	if (b->phase != BISECTION_FINISHED && b->s != NULL &&
+	    *sched_group_trouble(b->s, b->rec.group) != '\0')
+		json_object_set_new(o, "trouble", json_string(
+		    sched_group_trouble(b->s, b->rec.group)));
 	if (b->rec.culprit != NULL) {
 		json_object_set_new(o, "culprit", json_string(b->rec.culprit));
 		json_object_set_new(o, "confidence",

@@ -16,6 +16,7 @@
 #include "daemon/perm.h"
 #include "common/log.h"
 #include "daemon/sched.h"
+#include "remote/lava.h"
 #include "remote/pool.h"
 #include "store/store.h"
 
@@ -226,6 +227,34 @@ cmd_host_json(struct cmd_ctx *ctx, const struct config_host *h)
 	return o;
 }
 
+/* Each lab group: where it is, its jobs and its health. */
+static json_t *
+cmd_labs_json(struct cmd_ctx *ctx, const char *want)
+{
+	const struct daemon *d = ctx->d;
+	struct backend *const *labs;
+	struct lava_info li;
+	json_t *a = json_array();
+	size_t i, n = d->sched ? sched_labs(d->sched, &labs) : 0;
+
+	for (i = 0; i < n; i++) {
+		lava_info(labs[i], &li);
+		if (want != NULL && strcmp(want, li.group) != 0)
+			continue;
+		if (cmd_append(ctx, a, json_pack("{s:s, s:s, s:s, s:s, "
+		    "s:s, s:I, s:I, s:I, s:s, s:s}", "name", li.name,
+		    "type", "lava", "url", li.url, "device_type",
+		    li.device_type, "group", li.group,
+		    "queued", (json_int_t)li.queued,
+		    "running", (json_int_t)li.running,
+		    "max_jobs", (json_int_t)li.max_jobs,
+		    "health", name_of(lava_health_words, li.health),
+		    "last_error", li.last_error)) < 0)
+			break;
+	}
+	return a;
+}
+
 /* The fleet as configured; the optional group narrows it. */
 static int
 cmd_hosts(struct cmd_ctx *ctx)
@@ -245,6 +274,7 @@ cmd_hosts(struct cmd_ctx *ctx)
 			break;
 	}
 	cmd_put(ctx, ctx->reply, "hosts", hosts);
+	cmd_put(ctx, ctx->reply, "labs", cmd_labs_json(ctx, want));
 	return 0;
 }
 

@@ -15,7 +15,9 @@
 #include "daemon/sched.h"
 #include "daemon/sched_int.h"
 #include "daemon/verify.h"
+#include "remote/backend.h"
 #include "remote/job.h"
+#include "remote/lava.h"
 #include "remote/pool.h"
 #include "repo/rev.h"
 #include "store/store.h"
@@ -132,6 +134,46 @@ sched_collect_id(void *arg, const struct store_bisection *rec)
 	return 0;
 }
 
+/* Lab events go to the watch stream like the scheduler's own. */
+static void
+sched_lab_event(void *arg, const char *kind, json_t *fields)
+{
+	sched_emit(arg, kind, fields);
+}
+
+static void
+sched_lab_avail(void *arg)
+{
+	sched_kick(arg);
+}
+
+/* One backend per [lab], made like the pool from the startup config. */
+static int
+sched_labs_new(struct sched *s, const struct config *cfg,
+    struct bd_error *err)
+{
+	struct lava_env env = { .loop = s->env.loop, .event = sched_lab_event,
+	    .avail = sched_lab_avail, .arg = s };
+	char *instance = NULL;
+	size_t i;
+	int rc;
+
+	if (cfg->nlabs == 0)
+		return 0;
+	if ((rc = store_instance_id(s->env.store, &instance, err)) < 0)
+		return rc;
+	env.instance = instance;
+	s->labs = xcalloc(cfg->nlabs, sizeof(*s->labs));
+	for (i = 0; i < cfg->nlabs; i++) {
+		if ((rc = lava_new(&env, &cfg->labs[i], &s->labs[s->nlabs],
+		    err)) < 0)
+			break;
+		s->nlabs++;
+	}
+	free(instance);
+	return rc;
+}
+
 /*
  * The pool is made from the hosts configured now: a reload that changes
  * them takes effect after a restart.  Stored runs that were in flight go
@@ -158,6 +200,9 @@ sched_new(const struct sched_env *env, struct sched **out,
 	sched_hosts_bind(s);
 	s->jobs = job_queue_new(s->pool);
 	job_queue_set_avail_cb(s->jobs, (void (*)(void *))sched_kick, s);
+	s->ssh = backend_ssh_new(s->pool, s->jobs);
+	if ((rc = sched_labs_new(s, cfg, err)) < 0)
+		goto fail;
 	buildcache_bind(&s->cache, env->store);
 	uv_timer_init(env->loop, &s->kick);
 	s->kick.data = s;
@@ -198,9 +243,19 @@ sched_probe_free(struct bisection *b, struct bisection_probe *p)
 static void
 sched_teardown(struct sched *s)
 {
+	size_t i;
+
 	if (s->torn)
 		return;
 	s->torn = 1;
+	for (i = 0; i < s->nlabs; i++)
+		s->labs[i]->ops->free(s->labs[i]);
+	free(s->labs);
+	s->labs = NULL;
+	s->nlabs = 0;
+	if (s->ssh != NULL)
+		s->ssh->ops->free(s->ssh);
+	s->ssh = NULL;
 	if (s->jobs != NULL)
 		job_queue_free(s->jobs);
 	s->jobs = NULL;
@@ -232,7 +287,7 @@ sched_stop(struct sched *s)
 			bisection_load_abort(b);
 		TAILQ_FOREACH_SAFE(p, &b->probes, entry, tp)
 			if (p->job != NULL)
-				job_cancel(p->job);
+				backend_detach(p->job);
 	}
 	sched_stop_check(s);
 }
@@ -278,41 +333,59 @@ sched_kick(struct sched *s)
 unsigned
 sched_group_test_hosts(struct sched *s, const char *group)
 {
-	struct pool_host_info hi;
-	unsigned n = 0;
-	size_t i;
+	struct backend *be = sched_backend(s, group);
+	unsigned n = be->ops->capacity(be, group);
 
-	for (i = 0; i < pool_count(s->pool); i++) {
-		pool_info(s->pool, i, &hi);
-		if ((hi.roles & CONFIG_ROLE_TEST) &&
-		    strcmp(hi.group, group) == 0 && pool_usable(hi.health))
-			n++;
-	}
 	return n ? n : 1;
 }
 
-/* Hosts of group that could start a run now, less runs still waiting. */
+/* Runs group could start now, less runs still waiting for a host. */
 unsigned
 sched_free_hosts(struct sched *s, const char *group)
 {
-	struct pool_host_info hi;
+	struct backend *be = sched_backend(s, group);
 	struct bisection *b;
 	struct bisection_probe *p;
-	unsigned n = 0, waiting = 0;
-	size_t i;
+	unsigned n = be->ops->free_slots(be, group), waiting = 0;
 
-	for (i = 0; i < pool_count(s->pool); i++) {
-		pool_info(s->pool, i, &hi);
-		if ((hi.roles & CONFIG_ROLE_TEST) && !hi.leased &&
-		    pool_usable(hi.health) && strcmp(hi.group, group) == 0)
-			n++;
-	}
 	TAILQ_FOREACH(b, &s->active, entry)
 		if (strcmp(b->rec.group, group) == 0)
 			TAILQ_FOREACH(p, &b->probes, entry)
-				if (p->job != NULL && job_host(p->job) == NULL)
+				if (p->job != NULL &&
+				    backend_where(p->job) == NULL)
 					waiting++;
 	return n > waiting ? n - waiting : 0;
+}
+
+/* The lab serving group, else the SSH hosts. */
+struct backend *
+sched_backend(struct sched *s, const char *group)
+{
+	struct lava_info li;
+	size_t i;
+
+	for (i = 0; i < s->nlabs; i++) {
+		lava_info(s->labs[i], &li);
+		if (strcmp(li.group, group) == 0)
+			return s->labs[i];
+	}
+	return s->ssh;
+}
+
+size_t
+sched_labs(struct sched *s, struct backend *const **out)
+{
+	*out = s->labs;
+	return s->nlabs;
+}
+
+/* Why group cannot run now, "" when it can. */
+const char *
+sched_group_trouble(struct sched *s, const char *group)
+{
+	struct backend *be = sched_backend(s, group);
+
+	return be->ops->trouble(be, group);
 }
 
 json_t *
@@ -324,7 +397,7 @@ sched_host_current(struct sched *s, const char *host)
 
 	TAILQ_FOREACH(b, &s->active, entry)
 		TAILQ_FOREACH(p, &b->probes, entry) {
-			h = p->job ? job_host(p->job) : NULL;
+			h = p->job ? backend_where(p->job) : NULL;
 			if (h != NULL && strcmp(h, host) == 0)
 				return json_pack("{s:I, s:I, s:s}",
 				    "bisection", (json_int_t)b->id,

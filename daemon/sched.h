@@ -105,6 +105,11 @@ void	sched_kick(struct sched *s);
 
 unsigned	 sched_group_test_hosts(struct sched *s, const char *group);
 struct pool	*sched_pool(struct sched *s);
+struct backend;
+/* The lab backends (remote/lava.h), *out borrowed. */
+size_t		 sched_labs(struct sched *s, struct backend *const **out);
+/* Why group cannot run now (a lab's health), "" when it can. */
+const char	*sched_group_trouble(struct sched *s, const char *group);
 git_repository	*sched_repo(struct sched *s);
 /* Lends the repository when none was open at startup (a first clone). */
 void		 sched_set_repo(struct sched *s, git_repository *repo);

@@ -19,6 +19,9 @@ struct sched {
 	struct sched_env	 env;		/* borrowed, see sched.h */
 	struct pool		*pool;
 	struct job_queue	*jobs;
+	struct backend		*ssh;		/* over pool and jobs */
+	struct backend		**labs;		/* one per [lab] */
+	size_t			 nlabs;
 	struct cache		 cache;
 	struct bisection_list	 active;
 	uv_timer_t		 kick;
@@ -43,6 +46,7 @@ void		 sched_stop_check(struct sched *s);
 unsigned	 sched_free_hosts(struct sched *s, const char *group);
 /* Restores stored host health into the pool and persists its changes. */
 void		 sched_hosts_bind(struct sched *s);
+struct backend	*sched_backend(struct sched *s, const char *group);
 void		 sched_loaded(struct bisection *b, int rc,
 		    const struct bd_error *err);
 /* Cancels the jobs of an ended bisection; they record nothing more. */

@@ -18,7 +18,7 @@
 #include "daemon/sched.h"
 #include "daemon/sched_int.h"
 #include "daemon/verify.h"
-#include "remote/job.h"
+#include "remote/backend.h"
 #include "remote/pool.h"
 #include "store/store.h"
 
@@ -49,16 +49,32 @@ sched_log_dir(struct sched *s, int64_t id)
 	return dir;
 }
 
-/* Hands one stored run to the job queue; the row exists before the job. */
+/* A lab accepted the run's job: stored before it is followed. */
+static void
+sched_job_lab(void *arg, const char *lab, const char *job)
+{
+	struct bisection_probe *p = arg;
+	struct bd_error err;
+
+	if (store_lab_job_put(sched_store(p->b->s), p->run, lab, job,
+	    &err) < 0)
+		log_warnx("run %" PRId64 ": %s", p->run, err.msg);
+}
+
+/*
+ * Hands one stored run to its group's backend; the row exists before the
+ * work.  resumed: the run may have been in flight before a restart, so a
+ * lab is asked for its job instead of getting a second one.
+ */
 static int
 sched_submit(struct sched *s, struct bisection *b, int64_t run,
-    uint32_t commit, const char *sha)
+    uint32_t commit, const char *sha, int resumed)
 {
 	const struct config_benchmark *bench = sched_bench(s, b);
 	struct bisection_probe *p;
-	struct job_spec spec;
+	struct backend_spec spec;
 	struct bd_error err;
-	char run_id[32], *logdir;
+	char run_id[32], *logdir, *lab_job = NULL;
 	int rc;
 
 	if (bench == NULL) {
@@ -82,11 +98,18 @@ sched_submit(struct sched *s, struct bisection *b, int64_t run,
 	spec.log_dir = logdir;
 	spec.cache = &s->cache;
 	spec.record = sched_job_record;
-	spec.record_arg = p;
+	spec.job = sched_job_lab;
+	spec.arg = p;
+	spec.resumed = resumed;
+	if (resumed && store_lab_job_get(sched_store(s), run, &lab_job,
+	    &err) == 0)
+		spec.lab_job = lab_job;
 	TAILQ_INSERT_TAIL(&b->probes, p, entry);
 	b->nprobes++;
-	rc = job_submit(s->jobs, &spec, sched_job_done, p, &p->job, &err);
+	rc = backend_submit(sched_backend(s, b->rec.group), &spec,
+	    sched_job_done, p, &p->job, &err);
 	free(logdir);
+	free(lab_job);
 	if (rc < 0) {
 		log_warnx("bisection %" PRId64 ": cannot submit run %" PRId64
 		    ": %s", b->id, run, err.msg);
@@ -114,7 +137,7 @@ sched_probe(struct sched *s, struct bisection *b, uint32_t commit)
 		engine_probe_dropped(&b->e, commit);
 		return;
 	}
-	if (sched_submit(s, b, run, commit, sha) < 0) {
+	if (sched_submit(s, b, run, commit, sha, 0) < 0) {
 		/* Not left queued: a restart would submit it again. */
 		store_run_finish(sched_store(s), run, &(struct store_run_result){
 		    .state = STORE_RUN_CANCELLED }, NULL, 0, &err);
@@ -153,7 +176,7 @@ sched_run_extra(struct sched *s, struct bisection *b, const char *sha,
 
 	if ((rc = store_run_create(sched_store(s), b->id, sha, &run, err)) < 0)
 		return rc;
-	if ((rc = sched_submit(s, b, run, BISECTION_EXTRA, sha)) < 0) {
+	if ((rc = sched_submit(s, b, run, BISECTION_EXTRA, sha, 0)) < 0) {
 		store_run_finish(sched_store(s), run, &(struct store_run_result){
 		    .state = STORE_RUN_CANCELLED }, NULL, 0, err);
 		return bd_error_set(err, rc, "cannot submit run %" PRId64, run);
@@ -181,7 +204,7 @@ sched_resubmit(struct sched *s, struct bisection *b)
 			continue;
 		}
 		engine_probe_restore(&b->e, (uint32_t)idx);
-		sched_submit(s, b, c.r[i].run, (uint32_t)idx, c.r[i].sha);
+		sched_submit(s, b, c.r[i].run, (uint32_t)idx, c.r[i].sha, 1);
 	}
 	free(c.r);
 }
@@ -352,6 +375,10 @@ sched_kick_cb(uv_timer_t *t)
 			groups[ng++] = cfg->hosts[i].group;
 		}
 	}
+	for (i = 0; i < cfg->nlabs; i++) {
+		groups = xreallocarray(groups, ng + 1, sizeof(*groups));
+		groups[ng++] = cfg->labs[i].group;
+	}
 	for (i = 0; i < ng; i++)
 		sched_group(s, groups[i]);
 	free(groups);
@@ -500,7 +527,7 @@ sched_end_probes(struct bisection *b)
 	TAILQ_FOREACH_SAFE(p, &b->probes, entry, tp) {
 		p->recorded = 1;
 		if (p->job != NULL)
-			job_cancel(p->job);
+			backend_cancel(p->job);
 	}
 }
 
@@ -515,7 +542,7 @@ sched_cancel_probes(struct bisection *b)
 
 	TAILQ_FOREACH_SAFE(p, &b->probes, entry, tp)
 		if (p->job != NULL)
-			job_cancel(p->job);
+			backend_cancel(p->job);
 }
 
 static const struct {

@@ -184,11 +184,30 @@ static const char store_schema_v4[] =
 "  UNIQUE (sweep_ref, run, metric)"
 ") STRICT;";
 
+/*
+ * Version 5: lab jobs.  A run served by a lab records the lab's job id as
+ * soon as the lab accepted it; the instance id (random, made once) goes
+ * into every job's description so that a job submitted just before a
+ * crash is found again by it, and never confused with another database's.
+ */
+static const char store_schema_v5[] =
+"CREATE TABLE lab_jobs ("
+"  run INTEGER PRIMARY KEY REFERENCES runs (id),"
+"  lab TEXT NOT NULL,"
+"  job TEXT NOT NULL CHECK (job <> ''),"
+"  updated_ms INTEGER NOT NULL"
+") STRICT;"
+"CREATE TABLE instance ("
+"  id TEXT NOT NULL"
+") STRICT;"
+"INSERT INTO instance (id) VALUES (lower(hex(randomblob(8))));";
+
 const struct store_migration store_migrations[] = {
 	{ 1, store_schema_v1 },
 	{ 2, store_schema_v2 },
 	{ 3, store_schema_v3 },
 	{ 4, store_schema_v4 },
+	{ 5, store_schema_v5 },
 };
 const size_t store_nmigrations =
     sizeof(store_migrations) / sizeof(store_migrations[0]);
@@ -393,4 +412,11 @@ const char *const store_sql[STMT_COUNT] = {
 	    " ON CONFLICT (ref) DO UPDATE SET id = excluded.id",
 	[STMT_REF_DEL] = "DELETE FROM repo_refs WHERE ref = ?1",
 	[STMT_REF_LIST] = "SELECT ref, id FROM repo_refs ORDER BY ref",
+	[STMT_LAB_JOB_PUT] =
+	    "INSERT INTO lab_jobs (run, lab, job, updated_ms)"
+	    " VALUES (?1, ?2, ?3, ?4) ON CONFLICT (run) DO UPDATE SET"
+	    " lab = excluded.lab, job = excluded.job,"
+	    " updated_ms = excluded.updated_ms",
+	[STMT_LAB_JOB_GET] = "SELECT job FROM lab_jobs WHERE run = ?1",
+	[STMT_INSTANCE_GET] = "SELECT id FROM instance LIMIT 1",
 };

@@ -516,4 +516,15 @@ const char *store_run_state_name(enum store_run_state st);
 const char *store_host_state_name(enum store_host_state st);
 const char *store_build_state_name(enum store_build_state st);
 
+/* ---- lab jobs ---- */
+
+/* Records (or replaces) the lab job that serves run. */
+int	store_lab_job_put(struct store *s, int64_t run, const char *lab,
+	    const char *job, struct bd_error *err);
+/* The lab job recorded for run into *job (caller frees); -ENOENT: none. */
+int	store_lab_job_get(struct store *s, int64_t run, char **job,
+	    struct bd_error *err);
+/* This database's random instance id (caller frees). */
+int	store_instance_id(struct store *s, char **id, struct bd_error *err);
+
 #endif

@@ -110,9 +110,10 @@ svc_make_repo(const char *script, const char *a1, const char *a2,
 
 /* Hosts and the daemon over the repository already made. */
 static void
-svc_start(const char *tag, int nhosts, const char *extra_bench)
+svc_start(const char *tag, int nhosts, const char *extra_bench,
+    char *(*more)(void))
 {
-	char *sections, *extra;
+	char *sections, *extra, *t;
 	int i;
 
 	for (i = 0; i < nhosts; i++) {
@@ -123,6 +124,14 @@ svc_start(const char *tag, int nhosts, const char *extra_bench)
 		svc.nhosts++;
 	}
 	sections = svc_sections(extra_bench);
+	if (more != NULL) {
+		char *m = more();
+
+		xasprintf(&t, "%s%s", sections, m);
+		free(m);
+		free(sections);
+		sections = t;
+	}
 	/* The hook keeps what it was given, for the report test to read. */
 	xasprintf(&extra, "report_hook = cat > %s/hook.txt && env > "
 	    "%s/hook.env\n", svc.dir, svc.dir);
@@ -136,6 +145,13 @@ svc_start(const char *tag, int nhosts, const char *extra_bench)
 void
 svc_setup(const char *tag, int nhosts, const char *plant, int broken)
 {
+	svc_setup_with(tag, nhosts, plant, broken, NULL);
+}
+
+void
+svc_setup_with(const char *tag, int nhosts, const char *plant, int broken,
+    char *(*more)(void))
+{
 	char brk[16];
 
 	memset(&svc, 0, sizeof(svc));
@@ -143,7 +159,7 @@ svc_setup(const char *tag, int nhosts, const char *plant, int broken)
 	xasprintf(&svc.repo, "%s/linux", svc.dir);
 	snprintf(brk, sizeof(brk), "%d", broken);
 	svc_make_repo("make-repo.sh", "6", plant, brk);
-	svc_start(tag, nhosts, NULL);
+	svc_start(tag, nhosts, NULL, more);
 }
 
 void
@@ -154,7 +170,7 @@ svc_setup_case(const char *tag, int nhosts, const char *fixture,
 	cr_assert_not_null(svc.dir = tst_tmpdir(tag));
 	xasprintf(&svc.repo, "%s/linux", svc.dir);
 	svc_make_repo("make-verify-repo.sh", fixture, NULL, NULL);
-	svc_start(tag, nhosts, extra_bench);
+	svc_start(tag, nhosts, extra_bench, NULL);
 }
 
 /* One request and its parsed reply; the caller frees the reply. */

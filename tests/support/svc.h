@@ -41,6 +41,12 @@ void	 svc_setup(const char *tag, int nhosts, const char *plant, int broken);
  */
 void	 svc_setup_case(const char *tag, int nhosts, const char *fixture,
 	    const char *extra_bench);
+/*
+ * As svc_setup, with more()'s sections (caller frees: more allocates)
+ * added to the file; more runs once the repository and svc.dir exist.
+ */
+void	 svc_setup_with(const char *tag, int nhosts, const char *plant,
+	    int broken, char *(*more)(void));
 /* The [repo], [benchmark spin] and [host] sections (caller frees). */
 char	*svc_sections(const char *extra_bench);
 /* One request (printf format) and its parsed reply; caller decrefs. */

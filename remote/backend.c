@@ -1,0 +1,161 @@
+/*
+ * The SSH backend: runs go to the job queue over the host pool, which
+ * already retries infrastructure failures on another host of the group.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "common/xmalloc.h"
+#include "remote/backend.h"
+#include "remote/job.h"
+#include "remote/pool.h"
+
+struct backend_ssh {
+	struct backend	 be;
+	struct pool	*pool;
+	struct job_queue *q;
+};
+
+struct backend_ssh_run {
+	struct backend_run base;		/* first */
+	struct job	*job;
+	backend_done_cb	*cb;
+	void		*arg;
+	backend_record_cb *record;
+	void		*record_arg;
+};
+
+static void
+backend_ssh_record(void *arg, const struct step_result *r, const char *host)
+{
+	struct backend_ssh_run *sr = arg;
+
+	sr->record(sr->record_arg, r, host);
+}
+
+/* The handle goes before the caller hears the end. */
+static void
+backend_ssh_done(void *arg, const struct step_result *last,
+    unsigned attempts)
+{
+	struct backend_ssh_run *sr = arg;
+	backend_done_cb *cb = sr->cb;
+	void *cbarg = sr->arg;
+
+	free(sr);
+	cb(cbarg, last, attempts);
+}
+
+static int
+backend_ssh_submit(struct backend *be, const struct backend_spec *spec,
+    backend_done_cb *cb, void *arg, struct backend_run **out,
+    struct bd_error *err)
+{
+	struct backend_ssh *b = be->impl;
+	struct backend_ssh_run *sr = xcalloc(1, sizeof(*sr));
+	struct job_spec js;
+	int rc;
+
+	sr->base.be = be;
+	sr->cb = cb;
+	sr->arg = arg;
+	sr->record = spec->record;
+	sr->record_arg = spec->arg;
+	memset(&js, 0, sizeof(js));
+	js.bench = spec->bench;
+	js.commit = spec->commit;
+	js.run_id = spec->run_id;
+	js.group = spec->group;
+	js.log_dir = spec->log_dir;
+	js.cache = spec->cache;
+	js.max_attempts = spec->max_attempts;
+	js.record = backend_ssh_record;
+	js.record_arg = sr;
+	*out = &sr->base;
+	if ((rc = job_submit(b->q, &js, backend_ssh_done, sr, &sr->job,
+	    err)) < 0) {
+		free(sr);
+		*out = NULL;
+	}
+	return rc;
+}
+
+static void
+backend_ssh_cancel(struct backend_run *r)
+{
+	job_cancel(((struct backend_ssh_run *)r)->job);
+}
+
+static const char *
+backend_ssh_where(const struct backend_run *r)
+{
+	return job_host(((const struct backend_ssh_run *)r)->job);
+}
+
+/* Test hosts of group that are usable, and of those the ones not leased. */
+static unsigned
+backend_ssh_count(struct backend_ssh *b, const char *group, int free_only)
+{
+	struct pool_host_info hi;
+	unsigned n = 0;
+	size_t i;
+
+	for (i = 0; i < pool_count(b->pool); i++) {
+		pool_info(b->pool, i, &hi);
+		if ((hi.roles & CONFIG_ROLE_TEST) && pool_usable(hi.health) &&
+		    strcmp(hi.group, group) == 0 && !(free_only && hi.leased))
+			n++;
+	}
+	return n;
+}
+
+static unsigned
+backend_ssh_free_slots(struct backend *be, const char *group)
+{
+	return backend_ssh_count(be->impl, group, 1);
+}
+
+static unsigned
+backend_ssh_capacity(struct backend *be, const char *group)
+{
+	return backend_ssh_count(be->impl, group, 0);
+}
+
+/* Hosts tell their own trouble in `hosts`. */
+static const char *
+backend_ssh_trouble(struct backend *be, const char *group)
+{
+	(void)be;
+	(void)group;
+	return "";
+}
+
+static void
+backend_ssh_free(struct backend *be)
+{
+	free(be->impl);
+}
+
+static const struct backend_ops backend_ssh_ops = {
+	.kind = "ssh",
+	.submit = backend_ssh_submit,
+	.cancel = backend_ssh_cancel,
+	.detach = backend_ssh_cancel,
+	.where = backend_ssh_where,
+	.free_slots = backend_ssh_free_slots,
+	.capacity = backend_ssh_capacity,
+	.trouble = backend_ssh_trouble,
+	.free = backend_ssh_free,
+};
+
+struct backend *
+backend_ssh_new(struct pool *p, struct job_queue *q)
+{
+	struct backend_ssh *b = xcalloc(1, sizeof(*b));
+
+	b->be.ops = &backend_ssh_ops;
+	b->be.impl = b;
+	b->pool = p;
+	b->q = q;
+	return &b->be;
+}

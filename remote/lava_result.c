@@ -1,0 +1,130 @@
+/*
+ * Test cases of a LAVA job.  LAVA's own steps sit in suite "lava" (their
+ * metadata says "definition: lava"); an Incomplete job has a failing case
+ * "job" there whose metadata carries error_type and error_msg.  Cases of
+ * the job's own definitions become metrics when they have a measurement.
+ */
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "common/xmalloc.h"
+#include "remote/lava_result.h"
+
+void
+lava_result_init(struct lava_result *r)
+{
+	memset(r, 0, sizeof(*r));
+	metrics_init(&r->metrics);
+}
+
+void
+lava_result_release(struct lava_result *r)
+{
+	metrics_release(&r->metrics);
+	lava_result_init(r);
+}
+
+void
+lava_result_meta(const char *meta, const char *key, char *out, size_t outsz)
+{
+	size_t klen = strlen(key), n;
+	const char *p = meta, *e;
+
+	out[0] = '\0';
+	while (p != NULL && *p != '\0') {
+		e = strchr(p, '\n');
+		n = e ? (size_t)(e - p) : strlen(p);
+		if (n > klen + 1 && strncmp(p, key, klen) == 0 &&
+		    p[klen] == ':' && p[klen + 1] == ' ') {
+			p += klen + 2;
+			n -= klen + 2;
+			/* A quoted YAML scalar keeps its text between quotes. */
+			if (n >= 2 && (p[0] == '\'' || p[0] == '"') &&
+			    p[n - 1] == p[0]) {
+				p++;
+				n -= 2;
+			}
+			snprintf(out, outsz, "%.*s", (int)n, p);
+			return;
+		}
+		p = e ? e + 1 : NULL;
+	}
+}
+
+/* One case: a metric, the build marker, or LAVA's verdict on the job. */
+static int
+lava_result_case(struct lava_result *r, json_t *c, const char *build_case,
+    struct bd_error *err)
+{
+	const char *name = json_string_value(json_object_get(c, "name"));
+	const char *res = json_string_value(json_object_get(c, "result"));
+	const char *meta = json_string_value(json_object_get(c, "metadata"));
+	json_t *mj = json_object_get(c, "measurement");
+	char def[64], *end;
+	double v;
+	size_t i;
+
+	if (name == NULL || res == NULL)
+		return bd_error_set(err, -EINVAL, "a test case without name "
+		    "or result");
+	lava_result_meta(meta ? meta : "", "definition", def, sizeof(def));
+	if (strcmp(def, "lava") == 0) {
+		if (strcmp(name, "job") == 0 && strcmp(res, "fail") == 0) {
+			lava_result_meta(meta ? meta : "", "error_type",
+			    r->error_type, sizeof(r->error_type));
+			lava_result_meta(meta ? meta : "", "error_msg",
+			    r->error_msg, sizeof(r->error_msg));
+		}
+		return 0;
+	}
+	if (build_case != NULL && strcmp(name, build_case) == 0 &&
+	    strcmp(res, "fail") == 0)
+		r->build_failed = true;
+	if (!json_is_string(mj))
+		return 0;
+	v = strtod(json_string_value(mj), &end);
+	if (end == json_string_value(mj) || *end != '\0' || !isfinite(v))
+		return bd_error_set(err, -EINVAL, "test case %s: measurement "
+		    "'%s' is not a number", name, json_string_value(mj));
+	for (i = 0; i < r->metrics.n; i++)
+		if (strcmp(r->metrics.v[i].name, name) == 0)
+			return bd_error_set(err, -EINVAL, "test case %s "
+			    "reported twice", name);
+	r->metrics.v = xreallocarray(r->metrics.v, r->metrics.n + 1,
+	    sizeof(*r->metrics.v));
+	r->metrics.v[r->metrics.n].name = xstrdup(name);
+	r->metrics.v[r->metrics.n].value = v;
+	r->metrics.n++;
+	return 0;
+}
+
+int
+lava_result_page(struct lava_result *r, const char *body, size_t len,
+    const char *build_case, char **next, struct bd_error *err)
+{
+	json_error_t je;
+	json_t *root = json_loadb(body, len, 0, &je), *res, *c, *nx;
+	size_t i;
+	int rc = 0;
+
+	*next = NULL;
+	if (root == NULL)
+		return bd_error_set(err, -EINVAL, "test cases: not JSON: %s",
+		    je.text);
+	res = json_object_get(root, "results");
+	if (!json_is_array(res)) {
+		json_decref(root);
+		return bd_error_set(err, -EINVAL, "test cases: no results");
+	}
+	json_array_foreach(res, i, c)
+		if ((rc = lava_result_case(r, c, build_case, err)) < 0)
+			break;
+	nx = json_object_get(root, "next");
+	if (rc == 0 && json_is_string(nx))
+		*next = xstrdup(json_string_value(nx));
+	json_decref(root);
+	return rc;
+}

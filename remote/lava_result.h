@@ -1,0 +1,35 @@
+/*
+ * What a finished LAVA job says: its test cases, page by page, folded
+ * into metrics, a build failure, or the lab's error of an Incomplete job.
+ * Pure: JSON in, fields out; remote/lava.c does the requests.
+ */
+#ifndef REMOTE_LAVA_RESULT_H
+#define REMOTE_LAVA_RESULT_H
+
+#include <stdbool.h>
+
+#include <jansson.h>
+
+#include "common/error.h"
+#include "remote/metrics.h"
+
+struct lava_result {
+	struct metrics	 metrics;	/* cases with a measurement, owned */
+	bool		 build_failed;	/* build_case ended fail */
+	char		 error_type[64];	/* of LAVA's "job" case; "" none */
+	char		 error_msg[256];
+};
+
+void	lava_result_init(struct lava_result *r);
+void	lava_result_release(struct lava_result *r);
+/*
+ * Folds one page of GET /jobs/ID/tests/ into r.  *next is set to the
+ * next page's URL (caller frees) or NULL.  Returns 0 or -EINVAL.
+ */
+int	lava_result_page(struct lava_result *r, const char *body, size_t len,
+	    const char *build_case, char **next, struct bd_error *err);
+/* A value of "key: value" in a case's metadata text; "" when absent. */
+void	lava_result_meta(const char *meta, const char *key, char *out,
+	    size_t outsz);
+
+#endif

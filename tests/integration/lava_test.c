@@ -1,0 +1,501 @@
+/*
+ * The LAVA backend end to end: a real LAVA (tests/support/lava-up.sh, its
+ * URL and token in BISECTD_TEST_LAVA_URL and BISECTD_TEST_LAVA_TOKEN) whose
+ * `ssh` device is an sshd on 127.0.0.1, the fixture repository, and the
+ * real daemon with one [lab] serving group "lava".  The job template
+ * builds the fixture's benchmark at the commit and reports its metrics as
+ * lava-test-case measurements.  Without the URL every test is skipped by
+ * name.
+ */
+#include <criterion/criterion.h>
+
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <curl/curl.h>
+#include <jansson.h>
+#include <sqlite3.h>
+
+#include "common/xmalloc.h"
+#include "tests/support/daemon.h"
+#include "tests/support/lavajob.h"
+#include "tests/support/svc.h"
+#include "tests/support/tst.h"
+
+TestSuite(lava, .fini = svc_fini, .timeout = 1800);
+
+#define LAVA_WAIT_S	240	/* a guard against hangs, not a timing check */
+
+/* What the lab section of one test looks like. */
+static struct {
+	int		 crash_first;	/* each commit's first job loses its connection */
+	const char	*token;		/* NULL: the lab's */
+	const char	*device_type;	/* NULL: ssh */
+} lt;
+
+static const char *
+lava_url(void)
+{
+	const char *u = getenv("BISECTD_TEST_LAVA_URL");
+
+	return u != NULL && *u != '\0' ? u : NULL;
+}
+
+static void
+lava_require(void)
+{
+	if (lava_url() == NULL || getenv("BISECTD_TEST_LAVA_TOKEN") == NULL)
+		cr_skip_test("BISECTD_TEST_LAVA_URL is not set: no LAVA to "
+		    "test against (tests/support/lava-up.sh brings one up)");
+}
+
+/* Scripts the job runs on the device, the template and the [lab]. */
+static char *
+lava_sections(void)
+{
+	char *text, *t;
+
+	xasprintf(&t, "#!/bin/sh\nset -e\nd=%s/b-$2\nrm -rf \"$d\"\n"
+	    "mkdir -p \"$d\"\ngit -C %s archive \"$1\" | tar -x -C \"$d\"\n"
+	    "cc -O2 -o \"$d/bench\" \"$d/bench.c\"\n", svc.dir, svc.repo);
+	free(tst_write_file(svc.dir, "build.sh", t));
+	free(t);
+	xasprintf(&t, "#!/bin/sh\nout=$(%s/b-$1/bench | tail -n 1)\n"
+	    "for m in runtime_ms ops_per_sec; do\n"
+	    "  v=$(printf '%%s\\n' \"$out\" | sed -n "
+	    "\"s/.*\\\"$m\\\": *\\([-0-9.eE+]*\\).*/\\1/p\")\n"
+	    "  lava-test-case \"$m\" --result pass --measurement \"$v\" "
+	    "--units x\ndone\n", svc.dir);
+	free(tst_write_file(svc.dir, "run.sh", t));
+	free(t);
+	/* Killing this connection's sshd closes LAVA's connection: an
+	 * infrastructure error as the lab reports it. */
+	xasprintf(&t, "#!/bin/sh\nm=%s/crashed-$1\n[ -e \"$m\" ] && exit 0\n"
+	    "touch \"$m\"\np=$$\n"
+	    "while [ \"$(ps -o comm= -p \"$p\")\" != sshd ]; do\n"
+	    "  p=$(ps -o ppid= -p \"$p\" | tr -d ' ')\n"
+	    "  [ \"$p\" -gt 1 ] || exit 1\ndone\nkill -9 \"$p\"\nsleep 30\n",
+	    svc.dir);
+	free(tst_write_file(svc.dir, "crash.sh", t));
+	free(t);
+	{
+		char *steps, *crash;
+
+		if (lt.crash_first)
+			xasprintf(&crash, "          - sh %s/crash.sh {short}\n",
+			    svc.dir);
+		else
+			crash = xstrdup("");
+		xasprintf(&steps, "%s          - lava-test-case build --shell "
+		    "sh %s/build.sh {commit} {short}\n          - sh %s/run.sh "
+		    "{short}\n", crash, svc.dir, svc.dir);
+		t = lavajob_template(steps);
+		free(steps);
+		free(crash);
+	}
+	free(tst_write_file(svc.dir, "job.yaml", t));
+	free(t);
+	xasprintf(&t, "%s\n", lt.token ? lt.token :
+	    getenv("BISECTD_TEST_LAVA_TOKEN"));
+	free(tst_write_file(svc.dir, "token", t));
+	free(t);
+	xasprintf(&text, "[lab lab1]\ntype = lava\nurl = %s\n"
+	    "token_file = %s/token\ndevice_type = %s\ngroup = lava\n"
+	    "job_template = %s/job.yaml\nmax_jobs = 2\npoll_interval = 500ms\n",
+	    lava_url(), svc.dir, lt.device_type ? lt.device_type : "ssh",
+	    svc.dir);
+	return text;
+}
+
+static void
+lava_setup(const char *tag)
+{
+	lava_require();
+	svc_setup_with(tag, 0, NULL, 0, lava_sections);
+}
+
+static size_t
+lava_body(char *data, size_t size, size_t n, void *arg)
+{
+	char **buf = arg, *t;
+
+	xasprintf(&t, "%s%.*s", *buf ? *buf : "", (int)(size * n), data);
+	free(*buf);
+	*buf = t;
+	return size * n;
+}
+
+/* GET on the lab's API (path after /api/v0.2/), parsed; caller decrefs. */
+static json_t *
+lava_get(const char *path)
+{
+	CURL *c = curl_easy_init();
+	char *url, *body = NULL;
+	json_t *j;
+
+	xasprintf(&url, "%s/api/v0.2/%s", lava_url(), path);
+	curl_easy_setopt(c, CURLOPT_URL, url);
+	curl_easy_setopt(c, CURLOPT_WRITEFUNCTION, lava_body);
+	curl_easy_setopt(c, CURLOPT_WRITEDATA, &body);
+	curl_easy_setopt(c, CURLOPT_TIMEOUT, 30L);
+	cr_assert_eq(curl_easy_perform(c), CURLE_OK, "GET %s", url);
+	curl_easy_cleanup(c);
+	free(url);
+	cr_assert_not_null(j = json_loads(body ? body : "", 0, NULL), "%s",
+	    body);
+	free(body);
+	return j;
+}
+
+/* The daemon's instance id, from its database. */
+static char *
+lava_instance(void)
+{
+	sqlite3 *db;
+	sqlite3_stmt *st;
+	char *id;
+
+	cr_assert_eq(sqlite3_open_v2(svc.td.db, &db, SQLITE_OPEN_READONLY,
+	    NULL), SQLITE_OK);
+	cr_assert_eq(sqlite3_prepare_v2(db, "SELECT id FROM instance", -1,
+	    &st, NULL), SQLITE_OK);
+	cr_assert_eq(sqlite3_step(st), SQLITE_ROW);
+	id = xstrdup((const char *)sqlite3_column_text(st, 0));
+	sqlite3_finalize(st);
+	sqlite3_close(db);
+	return id;
+}
+
+/* The lab's jobs for one run of this daemon, oldest first. */
+static json_t *
+lava_jobs_of(const char *instance, int64_t run)
+{
+	char *path;
+	json_t *r, *res;
+
+	xasprintf(&path, "jobs/?description=bisectd-%s-run-%lld&ordering=id&"
+	    "limit=100", instance, (long long)run);
+	r = lava_get(path);
+	free(path);
+	res = json_incref(json_object_get(r, "results"));
+	json_decref(r);
+	cr_assert(json_is_array(res));
+	return res;
+}
+
+/* The lab's row in `hosts` (caller decrefs). */
+static json_t *
+lava_lab_row(void)
+{
+	json_t *r = svc_req("{\"cmd\":\"hosts\"}"), *l;
+
+	l = json_incref(json_array_get(json_object_get(r, "labs"), 0));
+	json_decref(r);
+	cr_assert_not_null(l, "hosts shows no lab");
+	return l;
+}
+
+/* Waits until the lab's health word is want; returns the row. */
+static json_t *
+lava_wait_health(const char *want)
+{
+	json_t *l;
+	int i;
+
+	for (i = 0; i < LAVA_WAIT_S * 5; i++) {
+		l = lava_lab_row();
+		if (strcmp(json_string_value(json_object_get(l, "health")),
+		    want) == 0)
+			return l;
+		json_decref(l);
+		usleep(200 * 1000);
+	}
+	cr_assert_fail("the lab never became %s", want);
+	return NULL;
+}
+
+/* Runs of id in state, from its status. */
+static int64_t
+lava_runs(int64_t id, const char *state)
+{
+	json_t *b = svc_status(id);
+	int64_t n = json_integer_value(json_object_get(json_object_get(b,
+	    "runs"), state));
+
+	json_decref(b);
+	return n;
+}
+
+static void
+lava_wait_runs(int64_t id, const char *state, int64_t n)
+{
+	int i;
+
+	for (i = 0; i < LAVA_WAIT_S * 5; i++) {
+		if (lava_runs(id, state) >= n)
+			return;
+		usleep(200 * 1000);
+	}
+	cr_assert_fail("bisection %lld never had %lld %s runs", (long long)id,
+	    (long long)n, state);
+}
+
+/* Every run of this daemon has one lab job, none submitted twice. */
+static void
+lava_assert_one_job_per_run(int64_t id)
+{
+	json_t *r = svc_req("{\"cmd\":\"samples\",\"bisection\":%lld}",
+	    (long long)id), *s, *jobs;
+	char *inst = lava_instance();
+	int64_t run, last = 0;
+	size_t i;
+
+	json_array_foreach(json_object_get(r, "samples"), i, s) {
+		run = json_integer_value(json_object_get(s, "run"));
+		if (run == last)
+			continue;
+		last = run;
+		jobs = lava_jobs_of(inst, run);
+		cr_assert_eq(json_array_size(jobs), 1, "run %lld has %zu lab "
+		    "jobs", (long long)run, json_array_size(jobs));
+		json_decref(jobs);
+	}
+	cr_assert_gt(i, 0, "no samples");
+	json_decref(r);
+	free(inst);
+}
+
+/*
+ * Waits for the bisection to end: a lab run takes seconds, and under a
+ * full parallel test run a whole bisection may take longer than
+ * svc_wait's guard.  A guard against hangs, not a timing check.
+ */
+static json_t *
+lava_wait(int64_t id)
+{
+	const char *st;
+	json_t *b;
+	int i;
+
+	for (i = 0; i < LAVA_WAIT_S * 25; i++) {
+		b = svc_status(id);
+		st = json_string_value(json_object_get(b, "state"));
+		if (strcmp(st, "queued") != 0 && strcmp(st, "running") != 0)
+			return b;
+		json_decref(b);
+		usleep(200 * 1000);
+	}
+	cr_assert_fail("bisection %lld did not finish", (long long)id);
+	return NULL;
+}
+
+/* A bisection of the fixture's range on the lab's group. */
+static int64_t
+lava_bisect(void)
+{
+	json_t *r = svc_req("{\"cmd\":\"bisect\",\"good\":[\"%s\"],"
+	    "\"bad\":\"%s\",\"benchmark\":\"spin\",\"metric\":"
+	    "\"runtime_ms\",\"group\":\"lava\"}", svc.good, svc.bad);
+	int64_t id;
+
+	cr_assert(json_is_true(json_object_get(r, "ok")), "bisect: %s",
+	    json_string_value(json_object_get(json_object_get(r, "error"),
+	    "message")));
+	id = json_integer_value(json_object_get(r, "bisection"));
+	json_decref(r);
+	return id;
+}
+
+/* Every run goes through the lab, and the planted culprit is found. */
+Test(lava, culprit)
+{
+	json_t *b, *l;
+	int64_t id;
+
+	lava_setup("lava-culprit");
+	l = lava_wait_health("ok");
+	cr_assert_str_eq(json_string_value(json_object_get(l, "device_type")),
+	    "ssh");
+	json_decref(l);
+	id = lava_bisect();
+	b = lava_wait(id);
+	svc_assert_culprit(b);
+	json_decref(b);
+	svc_assert_samples_consistent(id);
+	lava_assert_one_job_per_run(id);
+}
+
+/*
+ * Each commit's first job loses its connection (Incomplete, error_type
+ * Infrastructure): it is submitted again, and only the second job's
+ * measurements become samples.
+ */
+Test(lava, infrastructure_failure_retried)
+{
+	json_t *jobs, *j, *r, *s;
+	char *inst;
+	int64_t id, run;
+	size_t i, n = 0;
+
+	lt.crash_first = 1;
+	lava_setup("lava-infra");
+	json_decref(lava_wait_health("ok"));
+	id = lava_bisect();
+	lava_wait_runs(id, "done", 2);
+	inst = lava_instance();
+	r = svc_req("{\"cmd\":\"samples\",\"bisection\":%lld}",
+	    (long long)id);
+	json_array_foreach(json_object_get(r, "samples"), i, s) {
+		run = json_integer_value(json_object_get(s, "run"));
+		jobs = lava_jobs_of(inst, run);
+		cr_assert_eq(json_array_size(jobs), 2, "run %lld: %zu jobs",
+		    (long long)run, json_array_size(jobs));
+		j = json_array_get(jobs, 0);
+		cr_assert_str_eq(json_string_value(json_object_get(j,
+		    "health")), "Incomplete");
+		j = json_array_get(jobs, 1);
+		cr_assert_str_eq(json_string_value(json_object_get(j,
+		    "health")), "Complete");
+		json_decref(jobs);
+		n++;
+	}
+	json_decref(r);
+	free(inst);
+	cr_assert_geq(n, 2);
+	cr_assert_eq(lava_runs(id, "failed-infra"), 0);
+	svc_assert_samples_consistent(id);
+	json_decref(svc_req("{\"cmd\":\"cancel\",\"bisection\":%lld}",
+	    (long long)id));
+}
+
+/* A lab trouble shows in hosts and in the waiting bisection's status. */
+static void
+lava_assert_trouble(const char *health, const char *words)
+{
+	json_t *l = lava_wait_health(health), *b;
+	const char *e = json_string_value(json_object_get(l, "last_error"));
+	int64_t id;
+
+	cr_assert_not_null(strstr(e, words), "last_error: %s", e);
+	json_decref(l);
+	id = lava_bisect();
+	b = svc_status(id);
+	e = json_string_value(json_object_get(b, "trouble"));
+	cr_assert_not_null(e, "status names no trouble");
+	cr_assert_not_null(strstr(e, words), "trouble: %s", e);
+	cr_assert_eq(json_array_size(json_object_get(b, "in_flight")), 0);
+	json_decref(b);
+}
+
+Test(lava, bad_token)
+{
+	lt.token = "not-the-token";
+	lava_setup("lava-token");
+	lava_assert_trouble("token refused", "token refused");
+}
+
+Test(lava, unknown_device_type)
+{
+	lt.device_type = "nosuchboard";
+	lava_setup("lava-devtype");
+	lava_assert_trouble("device type unknown", "device type nosuchboard");
+}
+
+/*
+ * kill -9 with jobs in the lab: the restarted daemon follows the jobs it
+ * had (found by their description when not yet recorded), submits none
+ * twice, loses no sample and still finds the culprit.
+ */
+Test(lava, kill9_no_double_submit)
+{
+	json_t *b;
+	int64_t id;
+
+	lava_setup("lava-kill");
+	json_decref(lava_wait_health("ok"));
+	id = lava_bisect();
+	lava_wait_runs(id, "done", 2);
+	{
+		int i;
+
+		for (i = 0; i < LAVA_WAIT_S * 10; i++) {
+			json_t *l = lava_lab_row();
+			json_int_t q = json_integer_value(json_object_get(l,
+			    "queued")) + json_integer_value(json_object_get(l,
+			    "running"));
+
+			json_decref(l);
+			if (q > 0)
+				break;
+			usleep(100 * 1000);
+		}
+	}
+	cr_assert_neq(tst_daemon_stop(&svc.td, SIGKILL), -1);
+	cr_assert_eq(tst_daemon_start(&svc.td), 0, "bisectd did not restart");
+	b = lava_wait(id);
+	svc_assert_culprit(b);
+	json_decref(b);
+	svc_assert_samples_consistent(id);
+	lava_assert_one_job_per_run(id);
+}
+
+/* Cancel of a bisection cancels its jobs in the lab; watch shows them. */
+Test(lava, cancel_cancels_jobs)
+{
+	json_t *r, *jobs, *j;
+	char *inst, path[64];
+	int64_t id;
+	int i, fd, seen = 0;
+
+	lava_setup("lava-cancel");
+	json_decref(lava_wait_health("ok"));
+	fd = tst_daemon_connect(&svc.td);
+	cr_assert_geq(fd, 0);
+	free(tst_daemon_rpc(fd, "{\"cmd\":\"watch\"}"));
+	id = lava_bisect();
+	inst = lava_instance();
+	/* The watch stream carries the job's events. */
+	for (i = 0; i < 1000 && !seen; i++) {
+		char *line = tst_daemon_read_line(fd);
+
+		cr_assert_not_null(line, "the watch stream ended");
+		seen = strstr(line, "\"event\":\"lab-job\"") != NULL &&
+		    strstr(line, "\"state\":\"submitted\"") != NULL;
+		free(line);
+	}
+	close(fd);
+	cr_assert(seen, "no lab-job event on the watch stream");
+	for (i = 0; i < LAVA_WAIT_S * 10; i++) {
+		jobs = lava_jobs_of(inst, 1);
+		if (json_array_size(jobs) > 0)
+			break;
+		json_decref(jobs);
+		jobs = NULL;
+		usleep(100 * 1000);
+	}
+	cr_assert_not_null(jobs, "run 1 never reached the lab");
+	snprintf(path, sizeof(path), "jobs/%lld/", (long long)
+	    json_integer_value(json_object_get(json_array_get(jobs, 0),
+	    "id")));
+	json_decref(jobs);
+	r = svc_req("{\"cmd\":\"cancel\",\"bisection\":%lld}", (long long)id);
+	cr_assert(json_is_true(json_object_get(r, "ok")));
+	json_decref(r);
+	for (i = 0; i < LAVA_WAIT_S * 5; i++) {
+		j = lava_get(path);
+		if (strcmp(json_string_value(json_object_get(j, "state")),
+		    "Finished") == 0)
+			break;
+		json_decref(j);
+		j = NULL;
+		usleep(200 * 1000);
+	}
+	cr_assert_not_null(j, "the job never finished");
+	cr_assert_str_eq(json_string_value(json_object_get(j, "health")),
+	    "Canceled");
+	json_decref(j);
+	free(inst);
+}

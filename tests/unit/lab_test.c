@@ -1,0 +1,227 @@
+/*
+ * Lab pieces that need no lab: the [lab] section and its checks, the job
+ * template renderer (quoting by where a value lands), the YAML check, and
+ * the folding of LAVA's test-case pages into metrics, skips and errors.
+ */
+#include <criterion/criterion.h>
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <yaml.h>
+
+#include "common/xmalloc.h"
+#include "config/config.h"
+#include "remote/lava_result.h"
+#include "tests/support/tst.h"
+
+TestSuite(lab, .fini = tst_leak_check);
+
+/* A lab row with a template file holding text, in a fresh temp dir. */
+static char *
+lab_with_template(struct config_lab *l, const char *text)
+{
+	char *dir = tst_tmpdir("lab");
+
+	cr_assert_not_null(dir);
+	memset(l, 0, sizeof(*l));
+	l->name = xstrdup("l1");
+	l->device_type = xstrdup("ssh");
+	l->group = xstrdup("g");
+	l->priority = 50;
+	l->job_template = tst_write_file(dir, "job.yaml", text);
+	cr_assert_not_null(l->job_template);
+	return dir;
+}
+
+static const struct config_lab_values lab_values = {
+	.commit = "0123456789abcdef0123456789abcdef01234567",
+	.run_id = "7", .benchmark = "spin", .job_name = "bisectd-x-run-7",
+};
+
+/* Renders the template and returns the output (caller frees). */
+static char *
+lab_render(const char *tmpl, const struct config_lab_values *v,
+    const char *artifact, int *rcp, struct bd_error *err)
+{
+	struct config_lab l;
+	char *dir = lab_with_template(&l, tmpl), *out = NULL;
+
+	if (artifact != NULL)
+		l.artifact_url = xstrdup(artifact);
+	*rcp = config_lab_render(&l, v, &out, err);
+	config_lab_release(&l);
+	tst_rmrf(dir);
+	free(dir);
+	return out;
+}
+
+Test(lab, placeholders_are_escaped_by_where_they_land)
+{
+	struct config_lab_values v = lab_values;
+	struct bd_error err;
+	char *out;
+	int rc;
+
+	v.benchmark = "it's \"quoted\"";
+	out = lab_render("device_type: {device_type}\njob_name: {job_name}\n"
+	    "priority: {priority}\ntimeouts:\n  job: {minutes: 5}\n"
+	    "meta:\n  bench: {benchmark}\n  at: \"{short} of {benchmark}\"\n"
+	    "run:\n  steps:\n  - echo {benchmark} {run_id}\n"
+	    "  - make ARTIFACT={artifact_url}\nafter: {short}\n", &v,
+	    "http://a.example/{short}/bzImage", &rc, &err);
+	cr_assert_eq(rc, 0, "%s", err.msg);
+	cr_expect_not_null(strstr(out, "device_type: \"ssh\"\n"), "%s", out);
+	cr_expect_not_null(strstr(out, "priority: 50\n"), "%s", out);
+	cr_expect_not_null(strstr(out, "job: {minutes: 5}\n"), "%s", out);
+	cr_expect_not_null(strstr(out,
+	    "bench: \"it's \\\"quoted\\\"\"\n"), "%s", out);
+	cr_expect_not_null(strstr(out,
+	    "at: \"0123456789ab of it's \\\"quoted\\\"\"\n"), "%s", out);
+	/* In a command: shell-quoted first, the steps stay commands. */
+	cr_expect_not_null(strstr(out, "  - echo 'it'\\''s \"quoted\"' 7\n"),
+	    "%s", out);
+	cr_expect_not_null(strstr(out, "  - make ARTIFACT=http://a.example/"
+	    "0123456789ab/bzImage\n"), "%s", out);
+	cr_expect_not_null(strstr(out, "after: \"0123456789ab\"\n"), "%s",
+	    out);
+	free(out);
+}
+
+Test(lab, value_that_cannot_be_placed_is_refused)
+{
+	struct config_lab_values v = lab_values;
+	struct bd_error err;
+	char *out;
+	int rc;
+
+	v.benchmark = "a: b";
+	out = lab_render("x: run {benchmark} now\n", &v, NULL, &rc, &err);
+	cr_expect_eq(rc, -EINVAL);
+	cr_expect_null(out);
+	cr_expect_not_null(strstr(err.msg, "line 1"), "%s", err.msg);
+	cr_expect_not_null(strstr(err.msg, "{benchmark}"), "%s", err.msg);
+}
+
+Test(lab, rendered_template_must_be_yaml)
+{
+	struct bd_error err;
+	char *out;
+	int rc;
+
+	out = lab_render("a: [1, 2\nb: 3\n", &lab_values, NULL, &rc, &err);
+	cr_expect_eq(rc, -EINVAL);
+	cr_expect_null(out);
+	cr_expect_not_null(strstr(err.msg, "YAML line"), "%s", err.msg);
+	cr_expect_eq(config_yaml_check("- a\n- b\n", 8, &err), -EINVAL);
+	cr_expect_not_null(strstr(err.msg, "mapping"), "%s", err.msg);
+	cr_expect_eq(config_yaml_check("a: 1\n", 5, &err), 0);
+	cr_expect_eq(config_yaml_check("", 0, &err), -EINVAL);
+}
+
+/* bisectd -n: a [lab] is checked with its template rendered. */
+Test(lab, config_checks_the_lab_section)
+{
+	char *dir = tst_tmpdir("labcfg"), *conf, *text, *all = NULL, *t;
+	struct config cfg;
+	struct config_errors errs = { NULL, 0 };
+	size_t i;
+
+	cr_assert_not_null(dir);
+	free(tst_write_file(dir, "bad.yaml", "a: [1\n"));
+	free(tst_write_file(dir, "good.yaml", "device_type: {device_type}\n"
+	    "job_name: {job_name}\n"));
+	xasprintf(&text, "[host h]\naddress = 127.0.0.1\nuser = u\n"
+	    "identity = k\nknown_hosts = kh\ngroup = g\n\n"
+	    "[lab a]\nurl = ftp://x\ntoken_file = t\ndevice_type = ssh\n"
+	    "group = g\njob_template = bad.yaml\n\n"
+	    "[lab b]\nurl = http://x\ntoken_file = t\ndevice_type = ssh\n"
+	    "group = lava\njob_template = good.yaml\ntags = ok,not/ok\n");
+	conf = tst_write_file(dir, "c.conf", text);
+	config_init(&cfg);
+	cr_assert_eq(config_load(&cfg, conf, &errs), -EINVAL);
+	for (i = 0; i < errs.n; i++) {
+		xasprintf(&t, "%s%s\n", all ? all : "", errs.msgs[i]);
+		free(all);
+		all = t;
+	}
+	cr_expect_not_null(strstr(all, "[lab a] url: must start with http"),
+	    "%s", all);
+	cr_expect_not_null(strstr(all, "[lab a] job_template: YAML line"),
+	    "%s", all);
+	cr_expect_not_null(strstr(all, "group g is also served by [host h]"),
+	    "%s", all);
+	cr_expect_not_null(strstr(all, "invalid tag 'not/ok'"), "%s", all);
+	cr_expect_null(strstr(all, "[lab b] job_template"), "%s", all);
+	free(all);
+	config_errors_release(&errs);
+	free(conf);
+	free(text);
+	tst_rmrf(dir);
+	free(dir);
+}
+
+/* A page as LAVA 2023.01 answers it (trimmed from a real reply). */
+static const char lab_page1[] =
+"{\"count\":5,\"next\":\"http://lab/api/v0.2/jobs/9/tests/?limit=2&offset=2\","
+"\"results\":["
+"{\"name\":\"validate\",\"result\":\"pass\",\"measurement\":null,"
+"\"metadata\":\"case: validate\\ndefinition: lava\\nresult: pass\\n\"},"
+"{\"name\":\"runtime_ms\",\"result\":\"pass\",\"measurement\":\"12.5000000000\","
+"\"metadata\":\"case: runtime_ms\\ndefinition: 0_bench\\nresult: pass\\n\"}"
+"]}";
+static const char lab_page2[] =
+"{\"count\":5,\"next\":null,\"results\":["
+"{\"name\":\"build\",\"result\":\"fail\",\"measurement\":null,"
+"\"metadata\":\"definition: 0_bench\\n\"},"
+"{\"name\":\"job\",\"result\":\"fail\",\"measurement\":null,"
+"\"metadata\":\"case: job\\ndefinition: lava\\nerror_msg: Connection closed\\n"
+"error_type: Infrastructure\\nresult: fail\\n\"},"
+"{\"name\":\"smoke\",\"result\":\"pass\",\"measurement\":null,"
+"\"metadata\":\"definition: 0_bench\\n\"}"
+"]}";
+
+Test(lab, test_case_pages_fold_into_a_result)
+{
+	struct lava_result r;
+	struct bd_error err;
+	char *next = NULL;
+
+	lava_result_init(&r);
+	cr_assert_eq(lava_result_page(&r, lab_page1, strlen(lab_page1),
+	    "build", &next, &err), 0, "%s", err.msg);
+	cr_assert_str_eq(next, "http://lab/api/v0.2/jobs/9/tests/?limit=2&"
+	    "offset=2");
+	free(next);
+	cr_assert_eq(r.metrics.n, 1);
+	cr_expect_str_eq(r.metrics.v[0].name, "runtime_ms");
+	cr_expect_float_eq(r.metrics.v[0].value, 12.5, 1e-12);
+	cr_expect(!r.build_failed);
+	cr_assert_eq(lava_result_page(&r, lab_page2, strlen(lab_page2),
+	    "build", &next, &err), 0, "%s", err.msg);
+	cr_expect_null(next);
+	cr_expect(r.build_failed);
+	cr_expect_str_eq(r.error_type, "Infrastructure");
+	cr_expect_str_eq(r.error_msg, "Connection closed");
+	cr_expect_eq(r.metrics.n, 1);
+	/* The same case twice, or a measurement that is no number: refused. */
+	cr_expect_eq(lava_result_page(&r, lab_page1, strlen(lab_page1),
+	    "build", &next, &err), -EINVAL);
+	cr_expect_not_null(strstr(err.msg, "twice"), "%s", err.msg);
+	free(next);
+	lava_result_release(&r);
+	{
+		static const char bad[] = "{\"results\":[{\"name\":\"x\","
+		    "\"result\":\"pass\",\"measurement\":\"1.2.3\"}]}";
+
+		cr_expect_eq(lava_result_page(&r, bad, strlen(bad), "build",
+		    &next, &err), -EINVAL);
+	}
+	cr_expect_not_null(strstr(err.msg, "not a number"), "%s", err.msg);
+	lava_result_release(&r);
+	cr_expect_eq(lava_result_page(&r, "[]", 2, "build", &next, &err),
+	    -EINVAL);
+	lava_result_release(&r);
+}
