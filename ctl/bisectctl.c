@@ -389,10 +389,13 @@ session_report(const struct ctlcmd *cmd, struct ctlopts *o, json_t *req)
 	    &err) < 0) {
 		fprintf(stderr, "bisectctl: %s\n", err.msg);
 		rc = CLIENT_ERROR_REPLY;
-	} else if ((fp = fopen(path, "w")) == NULL || fputs(page, fp) < 0 ||
-	    fclose(fp) != 0) {
+	} else if ((fp = fopen(path, "w")) == NULL ||
+	    (fputs(page, fp) < 0) | (fclose(fp) != 0)) {
+		/* Both run, so the file is closed; no half page stays. */
 		fprintf(stderr, "bisectctl: cannot write %s: %s\n", path,
 		    strerror(errno));
+		if (fp != NULL)
+			unlink(path);
 		rc = CLIENT_ERROR_REPLY;
 	} else
 		printf("report written to %s\n", path);

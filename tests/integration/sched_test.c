@@ -23,6 +23,7 @@
 #include "daemon/sched.h"
 #include "store/store.h"
 #include "tests/support/sshd.h"
+#include "tests/support/svc.h"
 #include "tests/support/tst.h"
 
 #define ST_NHOSTS	2
@@ -127,20 +128,6 @@ st_config(void *arg)
 	return arg;
 }
 
-/* Reads "good/bad/culprit SHA" lines printed by the repository generator. */
-static void
-st_parse_repo(const char *out)
-{
-	const char *p;
-
-	cr_assert_not_null(p = strstr(out, "good "));
-	memcpy(st.good, p + 5, 40);
-	cr_assert_not_null(p = strstr(out, "bad "));
-	memcpy(st.bad, p + 4, 40);
-	cr_assert_not_null(p = strstr(out, "culprit "));
-	memcpy(st.culprit, p + 8, 40);
-}
-
 /* A configuration file with the fixture's benchmark and one [host] per sshd. */
 static char *
 st_config_text(void)
@@ -208,27 +195,19 @@ st_setup(const char *tag)
 {
 	struct config_errors errs = { NULL, 0 };
 	struct bd_error err;
-	char *out, *mk, *text, *path;
-	int i, status;
+	struct svc_ids ids;
+	char *text, *path;
+	int i;
 
 	memset(&st, 0, sizeof(st));
 	config_init(&st.cfg);
 	st.sink.events = json_array();
 	cr_assert_not_null(st.dir = tst_tmpdir(tag));
 	xasprintf(&st.repo_path, "%s/linux", st.dir);
-	xasprintf(&mk, "%s/tests/fixtures/e2e/make-repo.sh",
-	    tst_env_path("BISECTD_SRCDIR"));
-	{
-		char *argv[] = { "sh", mk, st.repo_path, "6", "2:3", "0",
-		    NULL };
-
-		out = tst_run_capture(argv, &status);
-	}
-	free(mk);
-	cr_assert_not_null(out);
-	cr_assert_eq(status, 0, "make-repo.sh failed:\n%s", out);
-	st_parse_repo(out);
-	free(out);
+	svc_generate("make-repo.sh", st.repo_path, "6", "2:3", "0", &ids);
+	memcpy(st.good, ids.good, sizeof(st.good));
+	memcpy(st.bad, ids.bad, sizeof(st.bad));
+	memcpy(st.culprit, ids.culprit, sizeof(st.culprit));
 	for (i = 0; i < ST_NHOSTS; i++) {
 		char htag[32];
 

@@ -38,18 +38,19 @@ svc_fini(void)
 
 /* Reads "good/bad/culprit SHA" lines printed by the repository generator. */
 static void
-svc_parse_repo(const char *out)
+svc_parse_repo(const char *out, struct svc_ids *ids)
 {
 	const char *p;
 
+	memset(ids, 0, sizeof(*ids));
 	cr_assert_not_null(p = strstr(out, "good "));
-	memcpy(svc.good, p + 5, 40);
+	memcpy(ids->good, p + 5, 40);
 	cr_assert_not_null(p = strstr(out, "bad "));
-	memcpy(svc.bad, p + 4, 40);
+	memcpy(ids->bad, p + 4, 40);
 	cr_assert_not_null(p = strstr(out, "culprit "));
-	memcpy(svc.culprit, p + 8, 40);
+	memcpy(ids->culprit, p + 8, 40);
 	if ((p = strstr(out, "culprit2 ")) != NULL)
-		memcpy(svc.culprit2, p + 9, 40);
+		memcpy(ids->culprit2, p + 9, 40);
 }
 
 /* One [host] section per sshd, all in group "lab". */
@@ -85,10 +86,9 @@ svc_sections(const char *extra_bench)
 	return text;
 }
 
-/* Runs a generator of tests/fixtures/e2e with the repository's path. */
-static void
-svc_make_repo(const char *script, const char *a1, const char *a2,
-    const char *a3)
+void
+svc_generate(const char *script, const char *repo, const char *a1,
+    const char *a2, const char *a3, struct svc_ids *ids)
 {
 	char *out, *mk;
 	int status;
@@ -96,16 +96,30 @@ svc_make_repo(const char *script, const char *a1, const char *a2,
 	xasprintf(&mk, "%s/tests/fixtures/e2e/%s",
 	    tst_env_path("BISECTD_SRCDIR"), script);
 	{
-		char *argv[] = { "sh", mk, svc.repo, (char *)a1, (char *)a2,
-		    (char *)a3, NULL };
+		char *argv[] = { "sh", mk, (char *)repo, (char *)a1,
+		    (char *)a2, (char *)a3, NULL };
 
 		out = tst_run_capture(argv, &status);
 	}
 	free(mk);
 	cr_assert_not_null(out);
 	cr_assert_eq(status, 0, "%s failed:\n%s", script, out);
-	svc_parse_repo(out);
+	svc_parse_repo(out, ids);
 	free(out);
+}
+
+/* The fixture's repository, its commits kept in svc. */
+static void
+svc_make_repo(const char *script, const char *a1, const char *a2,
+    const char *a3)
+{
+	struct svc_ids ids;
+
+	svc_generate(script, svc.repo, a1, a2, a3, &ids);
+	memcpy(svc.good, ids.good, sizeof(ids.good));
+	memcpy(svc.bad, ids.bad, sizeof(ids.bad));
+	memcpy(svc.culprit, ids.culprit, sizeof(ids.culprit));
+	memcpy(svc.culprit2, ids.culprit2, sizeof(ids.culprit2));
 }
 
 /* Hosts and the daemon over the repository already made. */

@@ -32,6 +32,17 @@ struct svc {
 
 extern struct svc svc;
 
+/* The commits a fixture generator prints ("good SHA", "bad SHA", ...). */
+struct svc_ids {
+	char	good[41], bad[41], culprit[41], culprit2[41];
+};
+
+/*
+ * Runs tests/fixtures/e2e/SCRIPT REPO A1 A2 A3 (NULL ends the arguments)
+ * and reads the commits it printed into ids; fails the test otherwise.
+ */
+void	 svc_generate(const char *script, const char *repo, const char *a1,
+	    const char *a2, const char *a3, struct svc_ids *ids);
 void	 svc_fini(void);
 /* The repository (plant "topic:commit", broken commits), hosts, daemon. */
 void	 svc_setup(const char *tag, int nhosts, const char *plant, int broken);

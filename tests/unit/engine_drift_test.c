@@ -127,28 +127,44 @@ Test(engine_drift, endpoints_are_rechecked_between_probes)
 	graph_release(&g);
 }
 
-Test(engine_drift, a_step_of_the_machine_is_found_and_modelled)
+/*
+ * Six bisections at culprits spread over the line, with a step of size
+ * step at sample at (0: a steady machine): how many named the right
+ * culprit, and in how many the engine flagged drift.  A flagged drift
+ * must have a size above one noise scale.
+ */
+static void
+trials(const struct graph *g, const struct engine_params *p, double step,
+    unsigned at, uint64_t seed, unsigned *right, unsigned *found)
 {
-	struct engine_params p;
 	struct engine_status st;
-	struct graph g;
 	uint32_t got, c;
-	unsigned t, right = 0, found = 0;
+	unsigned t;
 
-	line(&g, 128);
-	engine_params_default(&p);
+	*right = *found = 0;
 	for (t = 0; t < 6; t++) {
 		c = (uint32_t)(20 + t * 17);
-		/* A step as large as the change, towards the bad level. */
-		if (run(&g, &p, c, 3, 3, 20, 300 + t, &got, &st, NULL, NULL,
+		if (run(g, p, c, 3, step, at, seed + t, &got, &st, NULL, NULL,
 		    NULL) == ENGINE_DONE && got == c)
-			right++;
-		found += st.drift;
+			(*right)++;
+		*found += (unsigned)st.drift;
 		cr_log_info("trial %u: samples %zu drift %d size %g", t,
 		    st.samples, st.drift, st.drift_size);
 		cr_assert(!st.drift || st.drift_size > 1, "size %g",
 		    st.drift_size);
 	}
+}
+
+Test(engine_drift, a_step_of_the_machine_is_found_and_modelled)
+{
+	struct engine_params p;
+	struct graph g;
+	unsigned right, found;
+
+	line(&g, 128);
+	engine_params_default(&p);
+	/* A step as large as the change, towards the bad level. */
+	trials(&g, &p, 3, 20, 300, &right, &found);
 	cr_assert_geq(right, 6, "%u of 6 right", right);
 	cr_assert_geq(found, 5, "drift found in %u of 6", found);
 	graph_release(&g);
@@ -157,20 +173,12 @@ Test(engine_drift, a_step_of_the_machine_is_found_and_modelled)
 Test(engine_drift, a_steady_machine_is_not_flagged)
 {
 	struct engine_params p;
-	struct engine_status st;
 	struct graph g;
-	uint32_t got, c;
-	unsigned t, right = 0, found = 0;
+	unsigned right, found;
 
 	line(&g, 128);
 	engine_params_default(&p);
-	for (t = 0; t < 6; t++) {
-		c = (uint32_t)(20 + t * 17);
-		if (run(&g, &p, c, 3, 0, 0, 700 + t, &got, &st, NULL, NULL,
-		    NULL) == ENGINE_DONE && got == c)
-			right++;
-		found += st.drift;
-	}
+	trials(&g, &p, 0, 0, 700, &right, &found);
 	cr_assert_geq(right, 6, "%u of 6 right", right);
 	cr_assert_eq(found, 0, "drift flagged in %u of 6", found);
 	graph_release(&g);
