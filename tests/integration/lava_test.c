@@ -36,6 +36,8 @@ static struct {
 	const char	*device_type;	/* NULL: ssh */
 } lt;
 
+static char	*lava_diag(int64_t id);
+
 static const char *
 lava_url(void)
 {
@@ -239,8 +241,13 @@ lava_wait_runs(int64_t id, const char *state, int64_t n)
 			return;
 		usleep(200 * 1000);
 	}
-	cr_assert_fail("bisection %lld never had %lld %s runs", (long long)id,
-	    (long long)n, state);
+	{
+		char *why = lava_diag(id);
+
+		cr_assert_fail("bisection %lld never had %lld %s runs: %s",
+		    (long long)id, (long long)n, state, why);
+		free(why);
+	}
 }
 
 /* Every run of this daemon has one lab job, none submitted twice. */
@@ -268,17 +275,111 @@ lava_assert_one_job_per_run(int64_t id)
 	free(inst);
 }
 
+/* The failed cases of lab job job ("name: error_msg; ..."), caller frees. */
+static char *
+lava_job_failures(json_int_t job)
+{
+	json_t *r, *t, *meta;
+	char path[96], *out = xstrdup(""), *n;
+	size_t i;
+
+	snprintf(path, sizeof(path), "jobs/%lld/tests/?limit=200",
+	    (long long)job);
+	r = lava_get(path);
+	json_array_foreach(json_object_get(r, "results"), i, t) {
+		const char *res = json_string_value(json_object_get(t,
+		    "result"));
+		const char *msg = NULL;
+
+		if (res == NULL || strcmp(res, "fail") != 0)
+			continue;
+		/* metadata is YAML text in 2023.01; keep its error line. */
+		meta = json_object_get(t, "metadata");
+		if (json_is_string(meta))
+			msg = strstr(json_string_value(meta), "error_msg");
+		xasprintf(&n, "%s %s: %.160s;", out,
+		    json_string_value(json_object_get(t, "name")),
+		    msg ? msg : "-");
+		free(out);
+		out = n;
+	}
+	json_decref(r);
+	return out;
+}
+
+/*
+ * Why a lab test is stuck, in one message: the bisection's state, runs and
+ * trouble, and the lab's newest jobs of this daemon with their health and
+ * failed cases.  Caller frees.
+ */
+static char *
+lava_diag(int64_t id)
+{
+	json_t *b = svc_status(id), *r, *j;
+	char *inst = lava_instance(), *runs, *out, *n, *fail, path[160];
+	size_t i;
+
+	runs = json_dumps(json_object_get(b, "runs"), JSON_COMPACT);
+	xasprintf(&out, "bisection %lld %s, runs %s, trouble %s; lab jobs:",
+	    (long long)id, json_string_value(json_object_get(b, "state")),
+	    runs ? runs : "-", json_string_value(json_object_get(b,
+	    "trouble")) ? json_string_value(json_object_get(b, "trouble")) :
+	    "none");
+	free(runs);
+	json_decref(b);
+	snprintf(path, sizeof(path), "jobs/?description__contains=bisectd-%s"
+	    "&ordering=-id&limit=3", inst);
+	r = lava_get(path);
+	json_array_foreach(json_object_get(r, "results"), i, j) {
+		const char *c = json_string_value(json_object_get(j,
+		    "failure_comment"));
+		const char *h = json_string_value(json_object_get(j, "health"));
+
+		fail = h != NULL && strcmp(h, "Incomplete") == 0 ?
+		    lava_job_failures(json_integer_value(json_object_get(j,
+		    "id"))) : xstrdup("");
+		xasprintf(&n, "%s [%lld %s %s %s%s]", out, (long long)
+		    json_integer_value(json_object_get(j, "id")),
+		    json_string_value(json_object_get(j, "state")), h,
+		    c ? c : "", fail);
+		free(fail);
+		free(out);
+		out = n;
+	}
+	json_decref(r);
+	free(inst);
+	return out;
+}
+
+/* The count of id's runs that ended, in any way. */
+static int64_t
+lava_runs_ended(int64_t id)
+{
+	json_t *b = svc_status(id), *v;
+	const char *k;
+	int64_t n = 0;
+
+	json_object_foreach(json_object_get(b, "runs"), k, v)
+		if (strcmp(k, "queued") != 0 && strcmp(k, "running") != 0)
+			n += json_integer_value(v);
+	json_decref(b);
+	return n;
+}
+
 /*
  * Waits for the bisection to end: a lab run takes seconds, and under a
  * full parallel test run a whole bisection may take longer than
- * svc_wait's guard.  A guard against hangs, not a timing check.
+ * svc_wait's guard.  It gives up when no run has ended for LAVA_WAIT_S
+ * (a lab job that never completes, retried for ever), and says what the
+ * lab saw.  A guard against hangs, not a timing check.
  */
 static json_t *
 lava_wait(int64_t id)
 {
 	const char *st;
 	json_t *b;
-	int i;
+	int64_t ended = -1, n;
+	int i, still = 0;
 
 	for (i = 0; i < LAVA_WAIT_S * 25; i++) {
 		b = svc_status(id);
@@ -286,9 +387,20 @@ lava_wait(int64_t id)
 		if (strcmp(st, "queued") != 0 && strcmp(st, "running") != 0)
 			return b;
 		json_decref(b);
+		if ((n = lava_runs_ended(id)) != ended) {
+			ended = n;
+			still = 0;
+		} else if (++still > LAVA_WAIT_S * 5)
+			break;
 		usleep(200 * 1000);
 	}
-	cr_assert_fail("bisection %lld did not finish", (long long)id);
+	{
+		char *why = lava_diag(id);
+
+		cr_assert_fail("bisection %lld did not finish: %s",
+		    (long long)id, why);
+		free(why);
+	}
 	return NULL;
 }
 

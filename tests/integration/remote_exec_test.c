@@ -125,10 +125,20 @@ Test(remote_exec, exec_timeout_kills_the_remote_process_group)
 	rtest_drain_loop();
 }
 
+/*
+ * Cancels once the command has written both pids, so that a slow start
+ * under load cannot leave the test without the pids it checks.
+ */
 static void
 cancel_cb(void *ex)
 {
-	exec_cancel(ex);
+	long pid, child;
+
+	rtest_read_pids(rtest_tmp, &pid, &child);
+	if (pid > 0 && child > 0)
+		exec_cancel(ex);
+	else
+		rtest_later(50, cancel_cb, ex);
 }
 
 Test(remote_exec, exec_cancel_kills_the_remote_process_group)
@@ -142,7 +152,7 @@ Test(remote_exec, exec_cancel_kills_the_remote_process_group)
 	cr_assert_eq(sshd_start(&rtest_srv[0], "cancel"), 0);
 	c = rtest_conn_for(&rtest_srv[0], &h, "h0");
 	rtest_run_in(c, RTEST_HANG_CMD, rtest_tmp, 0, &ex, &x);
-	rtest_later(500, cancel_cb, ex);
+	rtest_later(50, cancel_cb, ex);
 	rtest_run_until(&x.done);
 	cr_assert_eq(x.status, EXEC_CANCELLED, "%d %s", x.status, x.msg);
 	rtest_read_pids(rtest_tmp, &pid, &child);

@@ -23,12 +23,18 @@ emit() {
 }
 mkdir -p "$W/pids" "$W/ssh" "$W/logs"
 
-if command -v curl >/dev/null 2>&1 &&
+alive() { [ -f "$W/pids/$1.pid" ] && kill -0 "$(cat "$W/pids/$1.pid")" 2>/dev/null; }
+
+if command -v curl >/dev/null 2>&1 && alive scheduler &&
    curl -sf -m 5 -H "Authorization: Token $TOKEN" "$API/api/v0.2/workers/$WORKER/" 2>/dev/null |
    grep -q '"state":"Online"'; then
   say "already up"
   emit; exit 0
 fi
+# The services drop privileges to lavaserver and must reach their log
+# files: a private directory from mktemp -d (0700) would stop the
+# scheduler at its first log rotation check, leaving every job Submitted.
+chmod 0755 "$W"
 
 say "packages"
 need=""
@@ -86,17 +92,21 @@ fi
 say "services"
 L=$W/logs
 cd /
-if ! curl -sf -o /dev/null -m 3 "$API/api/v0.2/"; then
+chown lavaserver:lavaserver "$L"
+if ! alive publisher; then
   setsid /usr/bin/lava-server manage lava-publisher --level INFO --log-file "$L/publisher.log" \
     --host 127.0.0.1 --port 8001 </dev/null >"$L/publisher.out" 2>&1 &
   echo $! > "$W/pids/publisher.pid"
+fi
+if ! curl -sf -o /dev/null -m 3 "$API/api/v0.2/"; then
   setsid /usr/bin/gunicorn3 lava_server.wsgi --log-level INFO --log-file "$L/gunicorn.log" \
     -u lavaserver -g lavaserver --worker-class eventlet --workers 2 --bind 127.0.0.1:8000 \
     --pid "$W/pids/gunicorn.pid" </dev/null >"$L/gunicorn.out" 2>&1 &
+fi
+if ! alive scheduler; then
   setsid /usr/bin/lava-server manage lava-scheduler --level INFO --log-file "$L/scheduler.log" \
     --event-url tcp://127.0.0.1:5500 </dev/null >"$L/scheduler.out" 2>&1 &
   echo $! > "$W/pids/scheduler.pid"
-  chown -R lavaserver:lavaserver "$L"
 fi
 i=0
 until curl -sf -o /dev/null "$API/api/v0.2/"; do
@@ -135,5 +145,65 @@ i=0
 until curl -sf -H "Authorization: Token $TOKEN" "$API/api/v0.2/workers/$WORKER/" | grep -q '"state":"Online"'; do
   i=$((i+1)); [ $i -lt 120 ] || { say "the worker did not come online"; exit 1; }; sleep 0.5
 done
-say "up: $API devices $DEVICES (type ssh)"
+say "a first job, to prove the scheduler, the worker and the device"
+smoke_field() { python3 -c 'import json,sys; print(json.load(sys.stdin).get(sys.argv[1]) or "")' "$1"; }
+SMOKE=$(python3 -c 'import json,sys; print(json.dumps({"definition": sys.stdin.read()}))' <<EOT
+device_type: ssh
+job_name: bisectd-lava-up-smoke
+timeouts:
+  job: {minutes: 3}
+  action: {minutes: 2}
+  connection: {minutes: 1}
+priority: high
+visibility: public
+actions:
+- deploy:
+    to: ssh
+    os: debian
+    timeout: {minutes: 1}
+- boot:
+    method: ssh
+    connection: ssh
+    prompts:
+    - 'root@[^:]*:[^#]*#'
+    timeout: {minutes: 1}
+- test:
+    timeout: {minutes: 1}
+    definitions:
+    - repository:
+        metadata:
+          format: Lava-Test Test Definition 1.0
+          name: smoke
+          description: "lava-up smoke"
+        run:
+          steps:
+          - lava-test-case smoke --result pass --measurement 1 --units x
+      from: inline
+      name: smoke
+      path: inline/smoke.yaml
+EOT
+)
+JOB=$(printf '%s' "$SMOKE" | curl -sf -X POST -H "Authorization: Token $TOKEN" \
+  -H 'Content-Type: application/json' --data @- "$API/api/v0.2/jobs/" |
+  python3 -c 'import json,sys; print(json.load(sys.stdin)["job_ids"][0])') ||
+  { say "the smoke job was refused"; exit 1; }
+i=0
+while :; do
+  J=$(curl -sf -H "Authorization: Token $TOKEN" "$API/api/v0.2/jobs/$JOB/" || echo '{}')
+  [ "$(printf '%s' "$J" | smoke_field state)" = Finished ] && break
+  i=$((i+1))
+  if [ $i -ge 360 ] || ! alive scheduler; then
+    say "smoke job $JOB: $(printf '%s' "$J" | smoke_field state); scheduler log:"
+    tail -n 20 "$L/scheduler.log" "$L/scheduler.out" >&2 || true
+    exit 1
+  fi
+  sleep 0.5
+done
+H=$(printf '%s' "$J" | smoke_field health)
+if [ "$H" != Complete ]; then
+  say "smoke job $JOB ended $H: $(printf '%s' "$J" | smoke_field failure_comment)"
+  tail -n 20 "$L/worker.log" >&2 || true
+  exit 1
+fi
+say "up: $API devices $DEVICES (type ssh), smoke job $JOB Complete"
 emit
