@@ -193,6 +193,20 @@ tst_free_port(void)
 	return port;
 }
 
+/*
+ * Git commands the tests run (commit-tree, tag) need an identity, and a
+ * clean CI machine has no ~/.gitconfig: every process of the runner gets
+ * one unless the environment already names one.
+ */
+__attribute__((constructor)) static void
+tst_git_identity(void)
+{
+	setenv("GIT_AUTHOR_NAME", "bisectd tests", 0);
+	setenv("GIT_AUTHOR_EMAIL", "tests@bisectd.invalid", 0);
+	setenv("GIT_COMMITTER_NAME", "bisectd tests", 0);
+	setenv("GIT_COMMITTER_EMAIL", "tests@bisectd.invalid", 0);
+}
+
 /* The runner process itself, set before the first test starts. */
 static pid_t tst_runner_pid;
 
