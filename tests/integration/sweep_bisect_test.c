@@ -238,10 +238,18 @@ sb_sample_cb(void *arg, const struct store_sample *sm)
 	return 0;
 }
 
+/* The samples of id by origin; rows[0] lends at prev, rows[1] at next. */
 static void
-sb_samples(int64_t id, struct sb_samples *s)
+sb_samples(int64_t id, const int64_t rows[2], const char *prev,
+    const char *next, struct sb_samples *s)
 {
 	struct bd_error err;
+
+	memset(s, 0, sizeof(*s));
+	s->rows[0] = rows[0];
+	s->rows[1] = rows[1];
+	s->commit[0] = prev;
+	s->commit[1] = next;
 
 	cr_assert_eq(store_sample_list(st.store, id, NULL, sb_sample_cb, s,
 	    &err), 0, "%s", err.msg);
@@ -331,18 +339,14 @@ Test(sweep_bisect, a_change_is_bisected_once_with_the_sweep_samples)
 	cr_assert_eq(sb_linked("nightly", ids[1]), id);
 
 	/* Both tags' runs are the bisection's, at good and at bad. */
-	memset(&sm, 0, sizeof(sm));
-	sm.rows[0] = ids[0];
-	sm.rows[1] = ids[1];
-	sm.commit[0] = st.good;
-	sm.commit[1] = st.bad;
-	sb_samples(id, &sm);
+	sb_samples(id, ids, st.good, st.bad, &sm);
 	cr_assert_eq(sm.reused[0], 2 * SB_RUNS);
 	cr_assert_eq(sm.reused[1], 2 * SB_RUNS);
 	cr_assert_eq(sm.own + sm.other_reused, 0);
 
 	/* A restart keeps the link and starts nothing new. */
 	st_sched_shutdown();
+	st.sink.resumed = id;
 	st_sched_start();
 	cr_assert_eq(sweep_bisect_start(st.sched, st.store, &c, &id2, &err),
 	    0, "%s", err.msg);
@@ -351,13 +355,12 @@ Test(sweep_bisect, a_change_is_bisected_once_with_the_sweep_samples)
 	cr_assert_eq(sb_linked("nightly", ids[1]), id);
 
 	sb_run_to_culprit(id);
+	/* The engine started from the sweep's headline samples, both sides. */
+	cr_assert_eq(st.sink.replayed, 2 * SB_RUNS, "the engine replayed %zu",
+	    st.sink.replayed);
+	st.sink.resumed = 0;
 	mine = sb_own_runs(id);
-	memset(&sm, 0, sizeof(sm));
-	sm.rows[0] = ids[0];
-	sm.rows[1] = ids[1];
-	sm.commit[0] = st.good;
-	sm.commit[1] = st.bad;
-	sb_samples(id, &sm);
+	sb_samples(id, ids, st.good, st.bad, &sm);
 	cr_assert_eq(sm.reused[0] + sm.reused[1], 4 * SB_RUNS,
 	    "the reused samples changed");
 	cr_assert_gt(sm.own, 0);
@@ -454,12 +457,7 @@ Test(sweep_bisect, only_an_ancestor_lends_good_samples_and_only_overlap_joins)
 	sb_change(&c, "side", ids, side, st.bad, "ops_per_sec");
 	cr_assert_eq(sweep_bisect_start(st.sched, st.store, &c, &id, &err), 0,
 	    "%s", err.msg);
-	memset(&sm, 0, sizeof(sm));
-	sm.rows[0] = ids[0];
-	sm.rows[1] = ids[1];
-	sm.commit[0] = side;
-	sm.commit[1] = st.bad;
-	sb_samples(id, &sm);
+	sb_samples(id, ids, side, st.bad, &sm);
 	cr_assert_eq(sm.reused[0], 0, "a non-ancestor lent good samples");
 	cr_assert_eq(sm.reused[1], 2 * 5);
 	store_bisection_init(&rec);
