@@ -173,6 +173,14 @@ report_validate(const struct report_input *in, struct bd_error *err)
 			return bd_error_set(err, -EINVAL, "bisect log line %zu "
 			    "missing", i);
 	}
+	for (i = 0; i < in->n_sweep_metrics; i++) {
+		if (in->sweep_metrics[i] == NULL)
+			return bd_error_set(err, -EINVAL, "sweep metric %zu "
+			    "missing", i);
+	}
+	if (in->reused_samples > in->total_samples)
+		return bd_error_set(err, -EINVAL, "more reused samples than "
+		    "samples");
 	if (!(in->confidence >= 0 && in->confidence <= 1) ||
 	    !(in->target_confidence >= 0 && in->target_confidence <= 1))
 		return bd_error_set(err, -EINVAL, "confidence outside [0, 1]");
@@ -321,13 +329,22 @@ report_write_bisection(FILE *fp, const struct report_summary *ctx)
 	report_fmt_prob(t, sizeof(t), in->target_confidence);
 	report_fmt_duration(d, sizeof(d), in->machine_seconds);
 	fprintf(fp, "bisection: %s\n", in->id);
+	if (in->sweep != NULL)
+		fprintf(fp, "sweep: %s, a change from %s to %s\n", in->sweep,
+		    in->sweep_prev_ref ? in->sweep_prev_ref : "its previous ref",
+		    in->sweep_ref ? in->sweep_ref : "its new ref");
 	if (in->kind == REPORT_CULPRIT) {
 		report_write_endpoints(fp, in);
 		fprintf(fp, "confidence: %s that %.10s is the first commit "
 		    "with the change (target %s)\n", p, in->culprit.sha, t);
 	}
-	fprintf(fp, "cost: %zu samples, %s of machine time\n",
-	    in->total_samples, d);
+	if (in->sweep != NULL && in->reused_samples > 0)
+		fprintf(fp, "cost: %zu samples, %zu of them reused from sweep "
+		    "%s, %s of machine time\n", in->total_samples,
+		    in->reused_samples, in->sweep, d);
+	else
+		fprintf(fp, "cost: %zu samples, %s of machine time\n",
+		    in->total_samples, d);
 	if (in->kind == REPORT_CULPRIT)
 		report_write_range(fp, ctx);
 	if (in->verdict_note != NULL)

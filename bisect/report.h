@@ -216,6 +216,19 @@ struct report_input {
 
 	/* NULL: no check was made (no Verification section). */
 	const struct report_verification *verification;
+
+	/*
+	 * A bisection a sweep started (sweep NULL: none): the sweep, the
+	 * previous and the new swept ref (good and bad), how many of
+	 * total_samples it measured (shown in the cost line), and the other
+	 * metrics it saw change, always rows of the comparison table.
+	 */
+	const char		*sweep;
+	const char		*sweep_prev_ref;
+	const char		*sweep_ref;
+	size_t			 reused_samples;
+	const char *const	*sweep_metrics;
+	size_t			 n_sweep_metrics;
 };
 
 /* Zeroes in and sets the defaults (no culprit position, 0.99 target). */
@@ -289,6 +302,7 @@ struct report_row {
 	bool			 absolute;
 	bool			 changed;	/* report_metric_changed() */
 	bool			 headline;
+	bool			 swept;		/* in the input's sweep_metrics */
 	bool			 pass_fail;	/* failure counts, not levels */
 	size_t			 base_fails;
 	size_t			 head_fails;

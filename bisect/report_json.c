@@ -69,6 +69,8 @@ report_json_row(const struct report_row *r)
 	    "change", report_json_num(r->change),
 	    "base", report_json_stats(&r->base),
 	    "head", report_json_stats(&r->head));
+	if (r->swept)
+		json_object_set_new(o, "swept", json_true());
 	if (r->pass_fail) {
 		json_object_set_new(o, "base_fails",
 		    json_integer((json_int_t)r->base_fails));
@@ -226,6 +228,13 @@ report_json_ctx(const struct report_summary *ctx)
 	    json_real(in->machine_seconds));
 	json_object_set_new(o, "verdict_note",
 	    report_json_str(in->verdict_note));
+	if (in->sweep != NULL)
+		json_object_set_new(o, "sweep", json_pack("{s:s, s:s?, s:s?, "
+		    "s:I, s:o}", "name", in->sweep, "prev_ref",
+		    in->sweep_prev_ref, "ref", in->sweep_ref, "reused_samples",
+		    (json_int_t)in->reused_samples, "metrics",
+		    report_json_strings(in->sweep_metrics,
+		    in->n_sweep_metrics)));
 	if (ctx->have_range)
 		json_object_set_new(o, "endpoints", json_pack("{s:o, s:o, s:o}",
 		    "range", report_json_row(&ctx->range),

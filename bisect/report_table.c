@@ -217,10 +217,14 @@ report_row_compute(struct report_row *r, const struct report_input *in,
 {
 	double min_change = in->min_change > 0 ? in->min_change :
 	    REPORT_MIN_CHANGE;
+	size_t i;
 
 	memset(r, 0, sizeof(*r));
 	r->metric = metric;
 	r->headline = strcmp(r->metric, in->metric) == 0;
+	for (i = 0; i < in->n_sweep_metrics; i++)
+		if (strcmp(r->metric, in->sweep_metrics[i]) == 0)
+			r->swept = true;
 	r->pass_fail = r->headline && in->direction == REPORT_PASS_FAIL;
 	report_stats_compute(bv, nb, &r->base);
 	report_stats_compute(hv, nh, &r->head);
@@ -450,7 +454,8 @@ report_table_write(FILE *fp, const struct report_input *in,
 		fprintf(fp, "             \\          |                \\\n");
 	}
 	for (i = shown; i < t->n_rows; i++) {
-		if (!t->rows[i].changed && !t->rows[i].headline)
+		if (!t->rows[i].changed && !t->rows[i].headline &&
+		    !t->rows[i].swept)
 			continue;
 		report_row_format(line, sizeof(line), &t->rows[i], ascii);
 		fprintf(fp, "%s\n", line);

@@ -360,7 +360,10 @@ print_samples(FILE *out, const json_t *r, const json_t *req,
 		table_cell(&t, "%lld", num(s, "run"));
 		table_cell(&t, "%s", shortsha(str(s, "commit"), PRINT_SHORT,
 		    sha, sizeof(sha)));
-		table_cell(&t, "%s", str(s, "host"));
+		if (num(s, "reused_from") > 0)
+			table_cell(&t, "sweep:%lld", num(s, "reused_from"));
+		else
+			table_cell(&t, "%s", str(s, "host"));
 		table_cell(&t, "%s", str(s, "metric"));
 		v = json_object_get(s, "value");
 		if (json_is_number(v))

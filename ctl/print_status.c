@@ -120,6 +120,13 @@ status_one(FILE *out, const json_t *b)
 		field(out, i == 0 ? "good" : "", "%s", json_string_value(v) ?
 		    json_string_value(v) : "-");
 	field(out, "verdict", "%s", str(b, "verdict"));
+	if (json_is_object(json_object_get(b, "origin"))) {
+		const json_t *o = json_object_get(b, "origin");
+
+		field(out, "sweep", "%s, %s to %s, %lld runs reused",
+		    str(o, "sweep"), str(o, "prev_ref"), str(o, "ref"),
+		    num(b, "reused_runs"));
+	}
 	if (json_is_string(json_object_get(b, "culprit"))) {
 		conf = json_object_get(b, "confidence");
 		if (json_is_number(conf))

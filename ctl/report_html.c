@@ -354,6 +354,7 @@ html_summary(FILE *fp, const json_t *rep)
 {
 	const json_t *culprit = json_object_get(rep, "culprit");
 	const json_t *head = json_object_get(rep, "headline");
+	const json_t *sweep;
 
 	fputs("<dl>", fp);
 	fputs("<dt>verdict</dt><dd>", fp);
@@ -372,11 +373,24 @@ html_summary(FILE *fp, const json_t *rep)
 		html_esc(fp, html_str(culprit, "subject"));
 		fputs("</dd>", fp);
 	}
+	if ((sweep = json_object_get(rep, "sweep")) != NULL) {
+		fputs("<dt>sweep</dt><dd>", fp);
+		html_esc(fp, html_str(sweep, "name"));
+		fputs(", ", fp);
+		html_esc(fp, html_str(sweep, "prev_ref"));
+		fputs(" to ", fp);
+		html_esc(fp, html_str(sweep, "ref"));
+		fputs("</dd>", fp);
+	}
 	fprintf(fp, "<dt>confidence</dt><dd>%.1f%%</dd>"
-	    "<dt>samples</dt><dd>%lld</dd></dl>\n",
-	    100 * html_num(json_object_get(rep, "confidence")),
-	    (long long)json_integer_value(json_object_get(rep,
+	    "<dt>samples</dt><dd>%lld", 100 * html_num(json_object_get(rep,
+	    "confidence")), (long long)json_integer_value(json_object_get(rep,
 	    "total_samples")));
+	if (sweep != NULL)
+		fprintf(fp, ", %lld reused from the sweep",
+		    (long long)json_integer_value(json_object_get(sweep,
+		    "reused_samples")));
+	fputs("</dd></dl>\n", fp);
 }
 
 /* Writes the whole page; every section reads only the JSON form. */

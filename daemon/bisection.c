@@ -68,6 +68,27 @@ bisection_params_encode(const struct sched_request *req, const char *bad,
 	return text;
 }
 
+/* The stored origin, which the status and the report read back. */
+char *
+bisection_origin_encode(const struct sched_origin *o)
+{
+	json_t *j, *metrics = json_array(), *reused = json_array();
+	char *text;
+	size_t i;
+
+	for (i = 0; i < o->nmetrics; i++)
+		json_array_append_new(metrics, json_string(o->metrics[i]));
+	for (i = 0; i < o->nreuse; i++)
+		json_array_append_new(reused, json_integer(o->reuse[i]));
+	j = json_pack("{s:s?, s:s?, s:s?, s:I, s:I, s:o, s:o}", "sweep",
+	    o->sweep, "ref", o->ref, "prev_ref", o->prev_ref, "row",
+	    (json_int_t)o->row, "prev_row", (json_int_t)o->prev_row,
+	    "metrics", metrics, "reused_from", reused);
+	text = json_dumps(j, JSON_COMPACT | JSON_SORT_KEYS);
+	json_decref(j);
+	return text;
+}
+
 int
 bisection_new(struct sched *s, struct store *st, int64_t id,
     struct bisection **out, struct bd_error *err)

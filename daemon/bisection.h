@@ -116,6 +116,9 @@ void	bisection_load_abort(struct bisection *b);
  */
 char	*bisection_params_encode(const struct sched_request *req,
 	    const char *bad, const char *group);
+/* The stored form of a sweep's origin (bisections.origin).  Caller frees. */
+struct sched_origin;
+char	*bisection_origin_encode(const struct sched_origin *o);
 /* The bisection's metric among a run's metrics (its first value), or NULL. */
 const struct store_metric *bisection_metric(const struct bisection *b,
 	    const struct store_metric *m, size_t n);

@@ -166,6 +166,15 @@ bisection_status_json(struct bisection *b, struct store *st,
 		    "host", host ? json_string(host) : json_null()));
 	}
 	json_object_set_new(o, "in_flight", fl);
+	/* A sweep's bisection says which sweep and how much it reused. */
+	if (b->rec.origin != NULL) {
+		json_t *origin = json_loads(b->rec.origin, 0, NULL);
+
+		if (origin != NULL)
+			json_object_set_new(o, "origin", origin);
+		json_object_set_new(o, "reused_runs", json_integer(
+		    (json_int_t)bs.reused));
+	}
 	/* A lab that cannot take runs says why the bisection waits. */
 	if (b->phase != BISECTION_FINISHED && b->s != NULL &&
 	    *sched_group_trouble(b->s, b->rec.group) != '\0')

@@ -274,10 +274,11 @@ cmdsvc_sample_one(void *arg, const struct store_sample *sm)
 	struct cmdsvc_list *l = arg;
 
 	cmd_append(l->ctx, l->list, json_pack("{s:I, s:s, s:s, s:s, s:I, s:f, "
-	    "s:i, s:I}", "run", (json_int_t)sm->run, "commit", sm->commit,
-	    "host", sm->host ? sm->host : "", "metric", sm->metric,
-	    "index", (json_int_t)sm->index, "value", sm->value,
-	    "attempt", sm->attempt, "seq", (json_int_t)sm->seq));
+	    "s:i, s:I, s:I}", "run", (json_int_t)sm->run, "commit",
+	    sm->commit, "host", sm->host ? sm->host : "", "metric",
+	    sm->metric, "index", (json_int_t)sm->index, "value", sm->value,
+	    "attempt", sm->attempt, "seq", (json_int_t)sm->seq,
+	    "reused_from", (json_int_t)sm->reused_from));
 	return 0;
 }
 

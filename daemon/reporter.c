@@ -31,6 +31,9 @@ struct reporter_data {
 	size_t			 nstrings;
 	const char		*base_sha;
 	double			 machine_s;
+	size_t			 reused;	/* headline samples from a sweep */
+	json_t			*origin;	/* the stored origin, parsed */
+	const char		**swept;	/* its metrics */
 	struct bisection	*b;
 };
 
@@ -81,6 +84,8 @@ rd_sample(void *arg, const struct store_sample *sm)
 		rd_push_value(&rd->base, &rd->nbase, metric, sm->value);
 	if (!headline)
 		return 0;
+	if (sm->reused_from != 0)
+		rd->reused++;
 	if (idx == ENGINE_GOOD)
 		rd_push_double(&rd->good, &rd->ngood, sm->value);
 	else if (idx == (int64_t)b->g.n - 1)
@@ -245,6 +250,71 @@ rd_release(struct reporter_data *rd)
 	free(rd->cands);
 	free(rd->parents);
 	free(rd->log);
+	free(rd->swept);
+	json_decref(rd->origin);
+}
+
+/*
+ * lkp's "[linux-next:master]" for a swept tag: the tree (the repository's
+ * name, from its url or its path) and the new ref's short name.
+ */
+static const char *
+rd_branch(struct reporter_data *rd, const struct config *cfg,
+    const char *ref)
+{
+	static const char *const prefixes[] = { "refs/tags/", "refs/heads/",
+	    "refs/remotes/", "refs/" };
+	const char *where = cfg->repo.url ? cfg->repo.url : cfg->repo.path;
+	const char *base;
+	size_t i, len;
+	char *s;
+
+	if (where == NULL || ref == NULL)
+		return NULL;
+	len = strlen(where);
+	while (len > 1 && where[len - 1] == '/')
+		len--;
+	for (base = where + len; base > where && base[-1] != '/' &&
+	    base[-1] != ':'; base--)
+		;
+	len -= (size_t)(base - where);
+	if (len > 4 && strncmp(base + len - 4, ".git", 4) == 0)
+		len -= 4;
+	for (i = 0; i < sizeof(prefixes) / sizeof(prefixes[0]); i++)
+		if (strncmp(ref, prefixes[i], strlen(prefixes[i])) == 0) {
+			ref += strlen(prefixes[i]);
+			break;
+		}
+	xasprintf(&s, "%.*s:%s", (int)len, base, ref);
+	return rd_keep(rd, s);
+}
+
+/* A bisection a sweep started names the sweep, its refs and metrics. */
+static void
+rd_origin(struct reporter_data *rd, const struct config *cfg)
+{
+	struct report_input *in = &rd->in;
+	json_t *o, *v;
+	size_t i;
+
+	if (rd->b->rec.origin == NULL ||
+	    (o = json_loads(rd->b->rec.origin, 0, NULL)) == NULL)
+		return;
+	rd->origin = o;
+	if ((in->sweep = json_string_value(json_object_get(o, "sweep"))) ==
+	    NULL)
+		return;
+	in->sweep_ref = json_string_value(json_object_get(o, "ref"));
+	in->sweep_prev_ref = json_string_value(json_object_get(o,
+	    "prev_ref"));
+	in->branch = rd_branch(rd, cfg, in->sweep_ref);
+	rd->swept = xcalloc(json_array_size(json_object_get(o, "metrics")) +
+	    1, sizeof(char *));
+	json_array_foreach(json_object_get(o, "metrics"), i, v)
+		if (json_is_string(v))
+			rd->swept[in->n_sweep_metrics++] = json_string_value(v);
+	in->sweep_metrics = rd->swept;
+	in->reused_samples = rd->reused;
 }
 
 /* Collects every field the report module needs for one bisection. */
@@ -296,6 +366,7 @@ reporter_gather(struct store *st, const struct config *cfg,
 	/* The verification's runs count in the cost and are shown apart. */
 	in->total_samples = rd->nsamples + verify_runs(b);
 	in->verification = verify_report(b);
+	rd_origin(rd, cfg);
 	in->machine_seconds = rd->machine_s;
 	in->base.sha = rd->base_sha ? rd->base_sha : b->rec.good[0];
 	in->base.values = rd->base;

@@ -501,7 +501,7 @@ sched_bisect(struct sched *s, const struct sched_request *req, int64_t *idp,
 	struct store_bisection rec;
 	char **good = NULL, badsha[GIT_OID_HEXSZ + 1];
 	git_oid badoid, goid;
-	char *key = NULL, *ptext = NULL;
+	char *key = NULL, *ptext = NULL, *otext = NULL;
 	size_t i, ngood = req->ngood;
 	int rc;
 
@@ -537,8 +537,17 @@ sched_bisect(struct sched *s, const struct sched_request *req, int64_t *idp,
 	rec.dedup_key = key;
 	rec.priority = req->priority;
 	rec.created_by = req->uid;
-	rc = store_bisection_create(sched_store(s), &rec, idp, err);
-	if (rc == -EEXIST) {
+	if (req->origin != NULL) {
+		struct store_sweep_link link = { req->origin->row,
+		    req->origin->reuse, req->origin->nreuse };
+
+		otext = bisection_origin_encode(req->origin);
+		rec.origin = otext;
+		rc = store_bisection_create_linked(sched_store(s), &rec, &link,
+		    idp, err);
+	} else
+		rc = store_bisection_create(sched_store(s), &rec, idp, err);
+	if (rc == -EEXIST || rc == -EALREADY) {
 		*existing = 1;
 		rc = 0;
 		goto out;
@@ -552,6 +561,7 @@ out:
 	free(good);
 	free(key);
 	free(ptext);
+	free(otext);
 	return rc;
 }
 

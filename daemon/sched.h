@@ -57,6 +57,24 @@ struct sched_env {
 };
 
 /*
+ * Where a bisection started by a sweep came from, stored with it (its
+ * row's origin) so that its status and report name the sweep and the
+ * tags.  row is linked to the bisection in the transaction that creates
+ * it; the reuse rows' sweep samples become its first runs (see
+ * store_bisection_create_linked).  Strings are borrowed for the call.
+ */
+struct sched_origin {
+	const char		*sweep;
+	const char		*ref;		/* the new swept ref: bad */
+	const char		*prev_ref;	/* the previous one: good */
+	int64_t			 row, prev_row;	/* their sweep_refs ids */
+	const char *const	*metrics;	/* every changed metric */
+	size_t			 nmetrics;
+	const int64_t		*reuse;		/* rows whose samples count */
+	size_t			 nreuse;
+};
+
+/*
  * A bisection request as the service takes it, from the control socket
  * or a sweep.  Strings are borrowed for the call.  confidence and
  * max_samples are only checked and used when has_confidence and
@@ -78,6 +96,8 @@ struct sched_request {
 	uid_t			 uid;		/* who asked */
 	/* Another culprit's sub-range of this bisection (verification); 0. */
 	int64_t			 parent;
+	/* A sweep's change; NULL: an operator's request. */
+	const struct sched_origin *origin;
 };
 
 /* Resumes the stored active bisections; *out is set even on failure. */
@@ -91,7 +111,8 @@ void	sched_free(struct sched *s);
  * Validates a bisect request (revisions, benchmark, metric, group) and
  * records it; *existing is set when an identical bisection already runs,
  * whose id is returned.  Errors: -EINVAL (bad request, err says which
- * field), -ENOENT (unknown revision or name).
+ * field), -ENOENT (unknown revision or name).  With an origin whose row
+ * is already linked, *existing is set and the id is the linked one.
  */
 int	sched_bisect(struct sched *s, const struct sched_request *req,
 	    int64_t *idp, int *existing, struct bd_error *err);

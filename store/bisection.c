@@ -34,6 +34,7 @@ store_bisection_release(struct store_bisection *b)
 	store_free_str(b->dedup_key);
 	store_free_str(b->culprit);
 	store_free_str(b->detail);
+	store_free_str(b->origin);
 	store_bisection_init(b);
 }
 
@@ -85,6 +86,7 @@ store_bisection_read(sqlite3_stmt *st, struct store_bisection *b)
 	b->created_by = (uid_t)sqlite3_column_int64(st, 14);
 	b->created_ms = sqlite3_column_int64(st, 15);
 	b->updated_ms = sqlite3_column_int64(st, 16);
+	b->origin = store_col_text(st, 17);
 }
 
 /* Joins the good revisions, refusing what the one-column form cannot hold. */
@@ -117,21 +119,17 @@ store_bisection_join_good(const struct store_bisection *b, char **outp,
 }
 
 /*
- * Looks for an active twin and inserts in one transaction, so two
- * identical requests racing each other still get one bisection.
+ * Inside a transaction: looks for an active twin (-EEXIST, *idp the twin)
+ * or inserts b, so two identical requests racing each other still get
+ * one bisection.
  */
-int
-store_bisection_create(struct store *s, const struct store_bisection *b,
-    int64_t *idp, struct bd_error *err)
+static int
+store_bisection_insert(struct store *s, const struct store_bisection *b,
+    const char *good, int64_t *idp, struct bd_error *err)
 {
 	sqlite3_stmt *st;
-	char *good = NULL;
 	int error;
 
-	if ((error = store_bisection_join_good(b, &good, err)) != 0)
-		return error;
-	if ((error = store_begin(s, err)) != 0)
-		goto out;
 	if (b->dedup_key != NULL) {
 		st = store_stmt(s, STMT_BISECTION_ACTIVE);
 		store_bind_text(st, 1, b->dedup_key);
@@ -139,12 +137,11 @@ store_bisection_create(struct store *s, const struct store_bisection *b,
 		if (error == 0) {
 			*idp = sqlite3_column_int64(st, 0);
 			sqlite3_reset(st);
-			error = bd_error_set(err, -EEXIST, "bisection %lld is "
+			return bd_error_set(err, -EEXIST, "bisection %lld is "
 			    "already running this request", (long long)*idp);
-			goto out;
 		}
 		if (error != -ENOENT)
-			goto out;
+			return error;
 		bd_error_clear(err);
 	}
 	st = store_stmt(s, STMT_BISECTION_ADD);
@@ -158,10 +155,130 @@ store_bisection_create(struct store *s, const struct store_bisection *b,
 	sqlite3_bind_int64(st, 8, (int64_t)b->created_by);
 	sqlite3_bind_int64(st, 9, store_now_ms());
 	store_bind_text(st, 10, b->dedup_key);
+	store_bind_text(st, 11, b->origin);
 	if ((error = store_exec(s, st, err, "create bisection")) != 0)
-		goto out;
+		return error;
 	*idp = sqlite3_last_insert_rowid(s->db);
-	error = store_commit(s, err);
+	return 0;
+}
+
+int
+store_bisection_create(struct store *s, const struct store_bisection *b,
+    int64_t *idp, struct bd_error *err)
+{
+	char *good = NULL;
+	int error;
+
+	if ((error = store_bisection_join_good(b, &good, err)) != 0)
+		return error;
+	if ((error = store_begin(s, err)) != 0)
+		goto out;
+	if ((error = store_bisection_insert(s, b, good, idp, err)) == 0)
+		error = store_commit(s, err);
+out:
+	store_rollback(s);
+	free(good);
+	return error;
+}
+
+/* The run numbers of a sweep row's samples, collected before any insert. */
+static int
+store_bisection_reuse_run(void *arg, sqlite3_stmt *st)
+{
+	struct { int64_t *v; size_t n; } *runs = arg;
+
+	runs->v = xreallocarray(runs->v, runs->n + 1, sizeof(int64_t));
+	runs->v[runs->n++] = sqlite3_column_int64(st, 0);
+	return 0;
+}
+
+/* Copies every run of sweep row ref into bisection id as a done run. */
+static int
+store_bisection_reuse(struct store *s, int64_t id, int64_t ref,
+    struct bd_error *err)
+{
+	struct { int64_t *v; size_t n; } runs = { NULL, 0 };
+	int64_t now = store_now_ms(), run;
+	sqlite3_stmt *st;
+	size_t i;
+	int error;
+
+	/* A row that does not exist is an error, not a row without runs. */
+	if ((error = store_sweep_ref_link_in(s, ref, 0, &run, err)) != 0)
+		return error;
+	st = store_stmt(s, STMT_SWEEP_REUSE_RUNS);
+	sqlite3_bind_int64(st, 1, ref);
+	if ((error = store_each(s, st, store_bisection_reuse_run, &runs, err,
+	    "list sweep runs")) != 0)
+		goto out;
+	for (i = 0; i < runs.n; i++) {
+		st = store_stmt(s, STMT_RUN_REUSE_ADD);
+		sqlite3_bind_int64(st, 1, id);
+		sqlite3_bind_int64(st, 2, ref);
+		sqlite3_bind_int64(st, 3, now);
+		if ((error = store_exec(s, st, err, "reuse a sweep run")) != 0)
+			goto out;
+		if (store_changes(s) == 0) {
+			error = bd_error_set(err, -ENOENT, "store: no sweep "
+			    "ref %lld", (long long)ref);
+			goto out;
+		}
+		run = sqlite3_last_insert_rowid(s->db);
+		st = store_stmt(s, STMT_SAMPLE_REUSE_ADD);
+		sqlite3_bind_int64(st, 1, run);
+		sqlite3_bind_int64(st, 2, ref);
+		sqlite3_bind_int64(st, 3, runs.v[i]);
+		if ((error = store_exec(s, st, err, "reuse sweep samples")) != 0)
+			goto out;
+	}
+out:
+	free(runs.v);
+	return error;
+}
+
+/*
+ * One transaction for the row's check, the bisection, its reused runs and
+ * the link: a restart finds all of them or none.
+ */
+int
+store_bisection_create_linked(struct store *s,
+    const struct store_bisection *b, const struct store_sweep_link *l,
+    int64_t *idp, struct bd_error *err)
+{
+	int64_t linked = 0;
+	char *good = NULL;
+	size_t i;
+	int error, twin = 0;
+
+	if ((error = store_bisection_join_good(b, &good, err)) != 0)
+		return error;
+	if ((error = store_begin(s, err)) != 0)
+		goto out;
+	if (l->row != 0 && (error = store_sweep_ref_link_in(s, l->row, 0,
+	    &linked, err)) != 0)
+		goto out;
+	if (linked != 0) {
+		*idp = linked;
+		error = bd_error_set(err, -EALREADY, "sweep ref %lld is "
+		    "already linked to bisection %lld", (long long)l->row,
+		    (long long)linked);
+		goto out;
+	}
+	error = store_bisection_insert(s, b, good, idp, err);
+	if (error == -EEXIST)
+		twin = 1;
+	else if (error != 0)
+		goto out;
+	for (i = 0; !twin && i < l->nreuse; i++)
+		if ((error = store_bisection_reuse(s, *idp, l->reuse[i],
+		    err)) != 0)
+			goto out;
+	if (l->row != 0 && (error = store_sweep_ref_link_in(s, l->row, *idp,
+	    &linked, err)) != 0)
+		goto out;
+	if ((error = store_commit(s, err)) == 0 && twin)
+		error = bd_error_set(err, -EEXIST, "bisection %lld is "
+		    "already running this request", (long long)*idp);
 out:
 	store_rollback(s);
 	free(good);
@@ -291,6 +408,9 @@ store_bisection_stats_row(void *arg, sqlite3_stmt *stmt)
 		break;
 	case 2:
 		st->probes = n;
+		break;
+	case 4:
+		st->reused = n;
 		break;
 	default:
 		if (n == 0)

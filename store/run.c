@@ -52,6 +52,7 @@ store_run_read(sqlite3_stmt *st, struct store_run *r)
 	r->exit_status = sqlite3_column_int(st, 11);
 	r->log_path = store_col_text(st, 12);
 	r->timings = store_col_text(st, 13);
+	r->reused_from = sqlite3_column_int64(st, 14);
 }
 
 /*

@@ -1,6 +1,7 @@
 /*
  * Samples: the measured values, read back to rebuild the engine and to
- * answer `samples ID`.  They are written only by store_run_finish.
+ * answer `samples ID`.  They are written by store_run_finish, and copied
+ * from a sweep's samples by store_bisection_create_linked.
  */
 #include <string.h>
 
@@ -27,6 +28,7 @@ store_sample_row(void *arg, sqlite3_stmt *st)
 	sm.attempt = sqlite3_column_int(st, 5);
 	sm.seq = sqlite3_column_int64(st, 6);
 	sm.index = (unsigned)sqlite3_column_int64(st, 7);
+	sm.reused_from = sqlite3_column_int64(st, 8);
 	return e->cb(e->arg, &sm);
 }
 

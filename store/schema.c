@@ -202,12 +202,25 @@ static const char store_schema_v5[] =
 ") STRICT;"
 "INSERT INTO instance (id) VALUES (lower(hex(randomblob(8))));";
 
+/*
+ * Version 6: bisections started by a sweep.  bisections.origin says what
+ * started one (the sweep, its two refs, the other changed metrics), NULL
+ * for an operator's request; runs.reused_from marks a done run copied
+ * from a sweep's samples at that sweep_refs row, so the bisection does
+ * not pay for it again and its report can say so.
+ */
+static const char store_schema_v6[] =
+"ALTER TABLE bisections ADD COLUMN origin TEXT"
+"  CHECK (origin IS NULL OR json_valid(origin));"
+"ALTER TABLE runs ADD COLUMN reused_from INTEGER REFERENCES sweep_refs (id);";
+
 const struct store_migration store_migrations[] = {
 	{ 1, store_schema_v1 },
 	{ 2, store_schema_v2 },
 	{ 3, store_schema_v3 },
 	{ 4, store_schema_v4 },
 	{ 5, store_schema_v5 },
+	{ 6, store_schema_v6 },
 };
 const size_t store_nmigrations =
     sizeof(store_migrations) / sizeof(store_migrations[0]);
@@ -238,10 +251,10 @@ const char *const store_ref_change_names[STORE_REF_NCHANGES] = {
 #define BISECTION_COLS \
 	"id, params, good, bad, benchmark, metric, grp, dedup_key, state," \
 	" verdict, culprit, confidence, detail, priority, created_by," \
-	" created_ms, updated_ms"
+	" created_ms, updated_ms, origin"
 #define RUN_COLS \
 	"id, bisection, rev, host, state, attempt, build, seq, queued_ms," \
-	" started_ms, finished_ms, exit_status, log_path, timings"
+	" started_ms, finished_ms, exit_status, log_path, timings, reused_from"
 #define HOST_COLS "name, grp, state, consecutive_failures, last_seen_ms"
 
 /* List statements take the wanted states as a JSON array of names. */
@@ -262,8 +275,8 @@ const char *const store_sql[STMT_COUNT] = {
 	    " WHERE dedup_key = ?1 AND state IN ('queued', 'running')",
 	[STMT_BISECTION_ADD] =
 	    "INSERT INTO bisections (params, good, bad, benchmark, metric, grp,"
-	    " priority, created_by, created_ms, updated_ms, dedup_key)"
-	    " VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?9, ?10)",
+	    " priority, created_by, created_ms, updated_ms, dedup_key, origin)"
+	    " VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?9, ?10, ?11)",
 	[STMT_BISECTION_GET] =
 	    "SELECT " BISECTION_COLS " FROM bisections WHERE id = ?1",
 	[STMT_BISECTION_LIST] =
@@ -285,7 +298,9 @@ const char *const store_sql[STMT_COUNT] = {
 	    " JOIN runs ON runs.id = samples.run WHERE runs.bisection = ?1"
 	    " UNION ALL SELECT 2, NULL, count(*) FROM probes"
 	    " WHERE bisection = ?1"
-	    " UNION ALL SELECT 3, NULL, count(*) FROM bisections WHERE id = ?1",
+	    " UNION ALL SELECT 3, NULL, count(*) FROM bisections WHERE id = ?1"
+	    " UNION ALL SELECT 4, NULL, count(*) FROM runs WHERE bisection = ?1"
+	    " AND reused_from IS NOT NULL",
 
 	[STMT_PROBE_ADD] =
 	    "INSERT INTO probes (bisection, rev, requested_ms)"
@@ -325,7 +340,8 @@ const char *const store_sql[STMT_COUNT] = {
 	    " VALUES (?1, ?2, ?4, ?3)",
 	[STMT_SAMPLE_LIST] =
 	    "SELECT samples.run, runs.rev, runs.host, samples.metric,"
-	    " samples.value, runs.attempt, runs.seq, samples.idx"
+	    " samples.value, runs.attempt, runs.seq, samples.idx,"
+	    " coalesce(runs.reused_from, 0)"
 	    " FROM samples JOIN runs ON runs.id = samples.run"
 	    " WHERE runs.bisection = ?1 AND (?2 IS NULL OR runs.rev = ?2)"
 	    " ORDER BY runs.seq, samples.rowid",
@@ -388,6 +404,25 @@ const char *const store_sql[STMT_COUNT] = {
 	    "UPDATE sweep_refs SET runs = ?2, state = CASE state"
 	    " WHEN 'pending' THEN 'sampling' ELSE state END, updated_ms = ?3"
 	    " WHERE id = ?1 AND runs = ?2 - 1",
+	[STMT_SWEEP_REF_BISECTION] =
+	    "SELECT coalesce(bisection, 0) FROM sweep_refs WHERE id = ?1",
+	[STMT_SWEEP_REF_LINK] =
+	    "UPDATE sweep_refs SET bisection = ?2, updated_ms = ?3"
+	    " WHERE id = ?1",
+	[STMT_SWEEP_REUSE_RUNS] =
+	    "SELECT DISTINCT run FROM sweep_samples WHERE sweep_ref = ?1"
+	    " ORDER BY run",
+	/* A reused run took no machine time here: queued = finished. */
+	[STMT_RUN_REUSE_ADD] =
+	    "INSERT INTO runs (bisection, rev, state, attempt, seq, queued_ms,"
+	    " started_ms, finished_ms, reused_from)"
+	    " SELECT ?1, rev, 'done', 1,"
+	    " (SELECT coalesce(max(seq), 0) + 1 FROM runs), ?3, ?3, ?3, id"
+	    " FROM sweep_refs WHERE id = ?2",
+	[STMT_SAMPLE_REUSE_ADD] =
+	    "INSERT INTO samples (run, metric, idx, value)"
+	    " SELECT ?1, metric, 0, value FROM sweep_samples"
+	    " WHERE sweep_ref = ?2 AND run = ?3 ORDER BY metric",
 	[STMT_SWEEP_SAMPLE_LIST] =
 	    "SELECT run, metric, value FROM sweep_samples WHERE sweep_ref = ?1"
 	    " ORDER BY run, metric",

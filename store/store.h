@@ -154,6 +154,7 @@ struct store_bisection {
 	uid_t		 created_by;
 	int64_t		 created_ms;
 	int64_t		 updated_ms;
+	const char	*origin;	/* JSON: the sweep that started it; NULL */
 };
 
 /* What set_state records beside the state; strings may be NULL. */
@@ -175,6 +176,30 @@ void	store_bisection_release(struct store_bisection *b);
  * is -EEXIST.
  */
 int	store_bisection_create(struct store *s, const struct store_bisection *b,
+	    int64_t *idp, struct bd_error *err);
+
+/*
+ * What a bisection started by a sweep adds to its creation.  row (a
+ * sweep_refs id, 0: none) is linked to the bisection; every run of the
+ * reuse[0..nreuse-1] rows' sweep samples becomes a done run of the
+ * bisection at that row's commit, marked reused_from the row, with all its
+ * metrics as samples (index 0), ahead of any run of its own.
+ */
+struct store_sweep_link {
+	int64_t		 row;
+	const int64_t	*reuse;
+	size_t		 nreuse;
+};
+
+/*
+ * store_bisection_create and the link, in one transaction, so that a
+ * kill -9 leaves either the bisection with its reused runs and the row
+ * pointing at it, or none of them.  A row already linked gives -EALREADY
+ * and *idp its bisection, storing nothing; an active twin (same dedup_key)
+ * gives -EEXIST and *idp the twin, to which the row is then linked.
+ */
+int	store_bisection_create_linked(struct store *s,
+	    const struct store_bisection *b, const struct store_sweep_link *l,
 	    int64_t *idp, struct bd_error *err);
 int	store_bisection_get(struct store *s, int64_t id,
 	    struct store_bisection *b, struct bd_error *err);
@@ -235,6 +260,7 @@ struct store_run {
 	int		 exit_status;
 	const char	*log_path;
 	const char	*timings;	/* JSON object of step durations */
+	int64_t		 reused_from;	/* sweep_refs row it was copied from; 0 */
 };
 
 /* Counters of one bisection, read from one snapshot. */
@@ -242,6 +268,7 @@ struct store_bisection_stats {
 	int64_t		 runs[STORE_RUN_NSTATES];
 	int64_t		 samples;
 	int64_t		 probes;
+	int64_t		 reused;	/* done runs copied from a sweep */
 };
 
 /* How a run ended; strings may be NULL. */
@@ -270,6 +297,7 @@ struct store_sample {
 	int		 attempt;
 	int64_t		 seq;		/* the run's finish order */
 	unsigned	 index;		/* which of the run's values of metric */
+	int64_t		 reused_from;	/* sweep_refs row of a reused run; 0 */
 };
 
 typedef int (*store_run_cb)(void *arg, const struct store_run *r);
@@ -446,6 +474,12 @@ int	store_sweep_ref_list(struct store *s, const char *sweep,
 int	store_sweep_ref_set(struct store *s, int64_t id,
 	    enum store_sweep_ref_state state, const char *result,
 	    int64_t bisection, struct bd_error *err);
+/*
+ * Sets a row's bisection when it has none (*linked = bisection); a row
+ * already linked gives -EALREADY and *linked its bisection, unchanged.
+ */
+int	store_sweep_ref_link(struct store *s, int64_t id, int64_t bisection,
+	    int64_t *linked, struct bd_error *err);
 /*
  * Stores run number run (1-based, the row's runs + 1) of a row with its
  * metrics, and counts it, in one transaction: -EALREADY when that run is

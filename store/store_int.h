@@ -54,6 +54,11 @@ enum store_stmt_id {
 	STMT_SWEEP_SAMPLE_ADD,
 	STMT_SWEEP_RUNS,
 	STMT_SWEEP_SAMPLE_LIST,
+	STMT_SWEEP_REF_BISECTION,
+	STMT_SWEEP_REF_LINK,
+	STMT_SWEEP_REUSE_RUNS,
+	STMT_RUN_REUSE_ADD,
+	STMT_SAMPLE_REUSE_ADD,
 	STMT_REPORT_PUT,
 	STMT_REPORT_GET,
 	STMT_REF_EVENT_ADD,
@@ -113,5 +118,8 @@ char	*store_col_text(sqlite3_stmt *st, int col);
 int	 store_col_enum(sqlite3_stmt *st, int col, const char *const *names,
 	    int n);
 void	 store_free_str(const char *p);
+/* Inside a transaction: reads a sweep row's link and sets an empty one. */
+int	 store_sweep_ref_link_in(struct store *s, int64_t id,
+	    int64_t bisection, int64_t *linked, struct bd_error *err);
 
 #endif

@@ -191,6 +191,59 @@ store_sweep_ref_set(struct store *s, int64_t id,
 	return 0;
 }
 
+/*
+ * Inside a transaction: the row's bisection (0: none) into *linked, and
+ * when it has none and bisection is not 0, the link to bisection.
+ */
+int
+store_sweep_ref_link_in(struct store *s, int64_t id, int64_t bisection,
+    int64_t *linked, struct bd_error *err)
+{
+	sqlite3_stmt *st;
+	int error;
+
+	st = store_stmt(s, STMT_SWEEP_REF_BISECTION);
+	sqlite3_bind_int64(st, 1, id);
+	if ((error = store_row(s, st, err, "sweep ref %" PRId64, id)) != 0)
+		return error;
+	*linked = sqlite3_column_int64(st, 0);
+	sqlite3_reset(st);
+	if (*linked != 0 || bisection == 0)
+		return 0;
+	st = store_stmt(s, STMT_SWEEP_REF_LINK);
+	sqlite3_bind_int64(st, 1, id);
+	sqlite3_bind_int64(st, 2, bisection);
+	sqlite3_bind_int64(st, 3, store_now_ms());
+	return store_exec(s, st, err, "link sweep ref");
+}
+
+/*
+ * Links a row to a bisection it did not start (an overlapping one), only
+ * when it has none, so a row never points at two bisections.
+ */
+int
+store_sweep_ref_link(struct store *s, int64_t id, int64_t bisection,
+    int64_t *linked, struct bd_error *err)
+{
+	int error;
+
+	if ((error = store_begin(s, err)) != 0)
+		return error;
+	if ((error = store_sweep_ref_link_in(s, id, bisection, linked,
+	    err)) != 0)
+		goto out;
+	if (*linked != 0) {
+		error = bd_error_set(err, -EALREADY, "sweep ref %" PRId64
+		    " is already linked to bisection %" PRId64, id, *linked);
+		goto out;
+	}
+	if ((error = store_commit(s, err)) == 0)
+		*linked = bisection;
+out:
+	store_rollback(s);
+	return error;
+}
+
 int
 store_sweep_sample_add(struct store *s, int64_t sweep_ref, unsigned run,
     const struct store_metric *m, size_t n, struct bd_error *err)

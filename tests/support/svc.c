@@ -57,6 +57,16 @@ svc_parse_repo(const char *out, struct svc_ids *ids)
 char *
 svc_sections(const char *extra_bench)
 {
+	return svc_sections_for(svc.repo, extra_bench, svc.host, svc.nhosts,
+	    svc.dir, "quarantine_after = 3\n");
+}
+
+/* The fixture's sections for any repository and hosts (svc.h). */
+char *
+svc_sections_for(const char *repo, const char *extra_bench,
+    const struct sshd *hosts, int nhosts, const char *dir,
+    const char *extra_host)
+{
 	struct passwd *pw = getpwuid(getuid());
 	char *text, *t;
 	int i;
@@ -71,15 +81,14 @@ svc_sections(const char *extra_bench)
 	    "metrics = runtime_ms:lower, ops_per_sec:higher\n"
 	    "min_change = 5%%\n"
 	    "build_timeout = 2m\nrun_timeout = 1m\n%s\n",
-	    svc.repo, svc.repo, extra_bench ? extra_bench : "");
-	for (i = 0; i < svc.nhosts; i++) {
+	    repo, repo, extra_bench ? extra_bench : "");
+	for (i = 0; i < nhosts; i++) {
 		xasprintf(&t, "%s[host h%d]\naddress = 127.0.0.1\nport = %d\n"
 		    "user = %s\nidentity = %s\nknown_hosts = %s\n"
 		    "group = lab\nroles = build,test\nworkdir = %s/w%d\n"
-		    "connect_timeout = 5s\nkeepalive = 2s\n"
-		    "quarantine_after = 3\n\n", text, i, svc.host[i].port,
-		    pw->pw_name, svc.host[i].user_key, svc.host[i].known_hosts,
-		    svc.dir, i);
+		    "connect_timeout = 5s\nkeepalive = 2s\n%s\n", text, i,
+		    hosts[i].port, pw->pw_name, hosts[i].user_key,
+		    hosts[i].known_hosts, dir, i, extra_host);
 		free(text);
 		text = t;
 	}

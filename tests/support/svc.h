@@ -60,6 +60,13 @@ void	 svc_setup_with(const char *tag, int nhosts, const char *plant,
 	    int broken, char *(*more)(void));
 /* The [repo], [benchmark spin] and [host] sections (caller frees). */
 char	*svc_sections(const char *extra_bench);
+/*
+ * The same for repo and hosts[0..nhosts-1] (workdirs under dir), with
+ * extra_host's lines ("" for none) in every [host].
+ */
+char	*svc_sections_for(const char *repo, const char *extra_bench,
+	    const struct sshd *hosts, int nhosts, const char *dir,
+	    const char *extra_host);
 /* One request (printf format) and its parsed reply; caller decrefs. */
 json_t	*svc_req(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 json_t	*svc_host(const char *name);
