@@ -36,6 +36,20 @@ struct sched_sweep_job {
 	TAILQ_ENTRY(sched_sweep_job) entry;
 };
 
+/* A sweep-run event for the watch stream: started, or ended with how. */
+static void
+sched_sweep_emit(struct sched *s, const struct sched_sweep_job *j,
+    const char *state, const char *outcome)
+{
+	json_t *o = json_pack("{s:s, s:I, s:s, s:s}", "sweep", j->sweep, "row",
+	    (json_int_t)j->row, "commit", j->sha, "state", state);
+
+	if (outcome != NULL)
+		json_object_set_new(o, "outcome", json_string(outcome));
+	sched_emit(s, "sweep-run", o);
+}
+
+/* A job leaves the queue with the configuration hold it had. */
 static void
 sched_sweep_job_free(struct sched *s, struct sched_sweep_job *j)
 {
@@ -48,6 +62,7 @@ sched_sweep_job_free(struct sched *s, struct sched_sweep_job *j)
 	free(j);
 }
 
+/* Queued only: hosts are handed out by sched_group() on the next kick. */
 int
 sched_run_sweep(struct sched *s, const struct sched_sweep_run *req,
     struct bd_error *err)
@@ -97,6 +112,9 @@ sched_sweep_ended(void *arg, const struct step_result *last,
 	struct sched *s = j->s;
 
 	j->job = NULL;
+	if (!s->stopping)
+		sched_sweep_emit(s, j, "ended", step_outcome_name(
+		    last->outcome));
 	if (!j->recorded) {
 		j->recorded = 1;
 		if (last->outcome != STEP_CANCELLED)
@@ -164,9 +182,12 @@ sched_sweep_submit(struct sched *s, struct sched_sweep_job *j)
 	if (rc < 0)
 		log_warnx("sweep %s: cannot submit a run at %.12s: %s",
 		    j->sweep, j->sha, err.msg);
+	else
+		sched_sweep_emit(s, j, "started", NULL);
 	return rc;
 }
 
+/* Oldest first among the runs the priority rule lets through. */
 unsigned
 sched_sweep_give(struct sched *s, const char *group, int prio, int eq,
     unsigned nfree)
@@ -191,6 +212,7 @@ sched_sweep_give(struct sched *s, const char *group, int prio, int eq,
 	return used;
 }
 
+/* Submitted runs without a host hold a slot the pool already counted. */
 unsigned
 sched_sweep_waiting(struct sched *s, const char *group)
 {
@@ -204,6 +226,7 @@ sched_sweep_waiting(struct sched *s, const char *group)
 	return n;
 }
 
+/* A row that is done with (compared, failed) wants none of its runs. */
 void
 sched_cancel_sweep(struct sched *s, int64_t row)
 {
@@ -239,6 +262,7 @@ sched_sweep_stop(struct sched *s)
 	}
 }
 
+/* For `hosts`: what a host does when it runs a sweep. */
 json_t *
 sched_sweep_on_host(struct sched *s, const char *host)
 {
@@ -254,12 +278,14 @@ sched_sweep_on_host(struct sched *s, const char *host)
 	return NULL;
 }
 
+/* The fleet may close only once no sweep job can call back. */
 int
 sched_sweep_busy(struct sched *s)
 {
 	return !TAILQ_EMPTY(&s->sweeps);
 }
 
+/* After the loop ended: whatever is left is memory only. */
 void
 sched_sweep_free(struct sched *s)
 {

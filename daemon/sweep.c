@@ -215,12 +215,12 @@ sweeper_ref_event(void *arg, const struct ref_event *ev)
 
 /* What the rows of one sweep add up to, for both commands. */
 struct sweeper_view {
-	struct sweeper	*sw;
 	const struct config_sweep *w;
 	json_t		*refs;		/* NULL: counts only */
 	json_t		*last;		/* newest row not rewritten */
 	unsigned	 pending, changes, failed, skipped;
 	unsigned	 due;		/* pending rows the schedule allows now */
+	int		 now_asked;	/* read before the walk: no nesting */
 };
 
 static int
@@ -244,7 +244,7 @@ sweeper_view_row(void *arg, const struct store_sweep_ref *r)
 		v->due++;
 	} else if (r->state == STORE_SWEEP_PENDING) {
 		v->pending++;
-		if (sweeper_row_due(v->sw, v->w, r->created_ms))
+		if (sweeper_row_due(v->w, v->now_asked, r->created_ms))
 			v->due++;
 	}
 	if (r->state == STORE_SWEEP_FAILED)
@@ -275,8 +275,8 @@ sweeper_summary(struct sweeper *sw, const struct config_sweep *w,
 		cursor = st.cursor;
 		store_sweep_release(&st);
 	}
-	v->sw = sw;
 	v->w = w;
+	v->now_asked = sweeper_now_pending(sw, w->name);
 	if (store_sweep_ref_list(sw->env.store, w->name, sweeper_view_row, v,
 	    err) < 0)
 		return NULL;

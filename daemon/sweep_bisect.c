@@ -25,6 +25,7 @@ struct sweep_bisect_link {
 	char		*result;
 };
 
+/* The row is copied out: the store's walks may not nest. */
 static int
 sweep_bisect_row(void *arg, const struct store_sweep_ref *r)
 {
@@ -38,6 +39,7 @@ sweep_bisect_row(void *arg, const struct store_sweep_ref *r)
 	return 0;
 }
 
+/* sched_bisect first, then the link: a restart in between links again. */
 int
 sweep_bisect_start(struct sched *s, struct store *st,
     const struct sweep_change *c, int64_t *bisection, struct bd_error *err)

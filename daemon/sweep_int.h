@@ -35,9 +35,22 @@ int	sweeper_row_skipped(const struct store_sweep_ref *r);
 /* The words and time (ms, 0: none) for when the sweep runs next. */
 json_t	*sweeper_next(struct sweeper *sw, const struct config_sweep *w,
 	    unsigned pending, unsigned eligible, int64_t *next_ms);
+/* Whether `sweep NAME --now` waits for the worker (the store says). */
+int	sweeper_now_pending(struct sweeper *sw, const char *name);
 /* Whether a pending row created at created_ms may be swept now. */
-int	sweeper_row_due(struct sweeper *sw, const struct config_sweep *w,
+int	sweeper_row_due(const struct config_sweep *w, int now_asked,
 	    int64_t created_ms);
+/* The sweeps row's state words (store_sweep's state). */
+#define SWEEPER_NOW		"now"	/* `--now` waits for the worker */
+#define SWEEPER_WATCHING	"watching"
+
+/* sweep_schedule.c: wall clock (rows' created_ms and the daily time). */
+int64_t	sweeper_wall_ms(void);
+void	sweeper_set_word(struct sweeper *sw, const char *name,
+	    const char *word);
+/* Marks pending row r of w skipped: by, a newer ref, was swept instead. */
+void	sweeper_skip(struct sweeper *sw, const struct config_sweep *w,
+	    const struct store_sweep_ref *r, const char *by);
 /* `sweep NAME --now` was asked: a daily sweep's newest row goes now. */
 void	sweeper_now_asked(struct sweeper *sw, const struct config_sweep *w);
 

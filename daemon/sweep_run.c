@@ -17,7 +17,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 #include "bisect/sweep_stats.h"
 #include "common/log.h"
@@ -30,10 +29,7 @@
 #include "remote/step.h"
 #include "store/store.h"
 
-#define DAY_MS		(24 * 3600 * (int64_t)1000)
 #define SWEEP_WAKE_MAX	(3600 * (int64_t)1000)	/* wall clock jumps */
-#define SWEEP_NOW	"now"			/* the sweeps row's state */
-#define SWEEP_WATCHING	"watching"
 
 /* Copies of a sweep's rows, oldest first. */
 struct sweep_rows {
@@ -41,6 +37,7 @@ struct sweep_rows {
 	size_t			 n;
 };
 
+/* Rows are copied: the worker acts on them after the walk. */
 static int
 sweep_rows_add(void *arg, const struct store_sweep_ref *r)
 {
@@ -57,6 +54,7 @@ sweep_rows_add(void *arg, const struct store_sweep_ref *r)
 	return 0;
 }
 
+/* Frees the copies sweep_rows_add made. */
 static void
 sweep_rows_free(struct sweep_rows *rows)
 {
@@ -73,6 +71,7 @@ sweep_rows_free(struct sweep_rows *rows)
 	rows->n = 0;
 }
 
+/* Every decision starts from what the store holds now. */
 static int
 sweep_rows_load(struct sweeper *sw, const char *name, struct sweep_rows *rows,
     struct bd_error *err)
@@ -82,6 +81,7 @@ sweep_rows_load(struct sweeper *sw, const char *name, struct sweep_rows *rows,
 	    err);
 }
 
+/* One row of the copies by id, NULL when it is gone. */
 static const struct store_sweep_ref *
 sweep_rows_find(const struct sweep_rows *rows, int64_t id)
 {
@@ -91,120 +91,6 @@ sweep_rows_find(const struct sweep_rows *rows, int64_t id)
 		if (rows->r[i].id == id)
 			return &rows->r[i];
 	return NULL;
-}
-
-/* A pending row that a daily sweep passed over carries why in result. */
-int
-sweeper_row_skipped(const struct store_sweep_ref *r)
-{
-	return r->state == STORE_SWEEP_PENDING && r->result != NULL;
-}
-
-const char *
-sweeper_row_state(const struct store_sweep_ref *r)
-{
-	return sweeper_row_skipped(r) ? "skipped" :
-	    store_sweep_ref_state_name(r->state);
-}
-
-/* Wall clock: the daily time and the rows' created_ms are wall times. */
-static int64_t
-sweep_wall_ms(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_REALTIME, &ts);
-	return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
-}
-
-void
-sweeper_daily_due(unsigned minute, int64_t now_ms, int64_t *last,
-    int64_t *next)
-{
-	int64_t day = now_ms - (now_ms % DAY_MS + DAY_MS) % DAY_MS;
-	int64_t at = day + (int64_t)minute * 60 * 1000;
-
-	if (at > now_ms)
-		at -= DAY_MS;
-	*last = at;
-	*next = at + DAY_MS;
-}
-
-/* Whether the sweep's row state says `sweep NAME --now` is waiting. */
-static int
-sweep_now_asked(struct sweeper *sw, const char *name)
-{
-	struct store_sweep st;
-	struct bd_error err;
-	int asked;
-
-	if (store_sweep_get(sw->env.store, name, &st, &err) < 0)
-		return 0;
-	asked = st.state != NULL && strcmp(st.state, SWEEP_NOW) == 0;
-	store_sweep_release(&st);
-	return asked;
-}
-
-/* The sweeps row's state word, its last tag kept. */
-static void
-sweep_set_word(struct sweeper *sw, const char *name, const char *word)
-{
-	struct store_sweep st;
-	struct bd_error err;
-
-	if (store_sweep_get(sw->env.store, name, &st, &err) < 0)
-		return;
-	free((char *)st.state);
-	st.state = xstrdup(word);
-	if (store_sweep_put(sw->env.store, &st, &err) < 0)
-		log_warnx("sweep %s: %s", name, err.msg);
-	store_sweep_release(&st);
-}
-
-int
-sweeper_row_due(struct sweeper *sw, const struct config_sweep *w,
-    int64_t created_ms)
-{
-	int64_t last, next;
-
-	if (w->schedule.kind != CONFIG_SCHEDULE_DAILY)
-		return 1;
-	if (sweep_now_asked(sw, w->name))
-		return 1;
-	sweeper_daily_due(w->schedule.minute, sweep_wall_ms(), &last, &next);
-	return created_ms <= last;
-}
-
-/* Renders a wall time for `sweeps`. */
-static void
-sweep_fmt_time(int64_t ms, char *buf, size_t len)
-{
-	time_t t = (time_t)(ms / 1000);
-	struct tm tm;
-
-	gmtime_r(&t, &tm);
-	strftime(buf, len, "%Y-%m-%d %H:%M UTC", &tm);
-}
-
-json_t *
-sweeper_next(struct sweeper *sw, const struct config_sweep *w,
-    unsigned pending, unsigned eligible, int64_t *next_ms)
-{
-	char when[32], buf[96];
-	int64_t last, next;
-
-	*next_ms = 0;
-	if (w->schedule.kind != CONFIG_SCHEDULE_DAILY)
-		return json_string(pending > 0 ? "now" :
-		    "at the next matching ref");
-	if (eligible > 0 || sweep_now_asked(sw, w->name))
-		return json_string("now");
-	sweeper_daily_due(w->schedule.minute, sweep_wall_ms(), &last, &next);
-	*next_ms = next;
-	sweep_fmt_time(next, when, sizeof(when));
-	snprintf(buf, sizeof(buf), "%s (daily at %02u:%02u UTC)", when,
-	    w->schedule.minute / 60, w->schedule.minute % 60);
-	return json_string(buf);
 }
 
 /* The runs of a tag at its first look, which a first baseline gets. */
@@ -230,6 +116,7 @@ sweep_next_look(const struct sweep_params *sp, unsigned runs)
 	return look;
 }
 
+/* The in-memory state of a sweep, made when first needed. */
 static struct sweep_cur *
 sweep_cur_get(struct sweeper *sw, const char *name)
 {
@@ -244,6 +131,7 @@ sweep_cur_get(struct sweeper *sw, const char *name)
 	return &sw->cur[sw->ncur++];
 }
 
+/* Results of a row no sweep samples any more find no state. */
 static struct sweep_cur *
 sweep_cur_by_row(struct sweeper *sw, int64_t row)
 {
@@ -517,28 +405,6 @@ sweep_run_done(void *arg, int64_t row, const struct step_result *r,
 }
 
 /*
- * Marks the pending rows a daily sweep passes over: the older ones that
- * were due with a newer one.
- */
-static void
-sweep_skip(struct sweeper *sw, const struct config_sweep *w,
-    const struct store_sweep_ref *r, const char *by)
-{
-	struct bd_error err;
-	json_t *o = json_pack("{s:s, s:s}", "skipped", "superseded", "by", by);
-	char *text = json_dumps(o, JSON_COMPACT);
-
-	json_decref(o);
-	if (store_sweep_ref_set(sw->env.store, r->id, STORE_SWEEP_PENDING,
-	    text, 0, &err) < 0)
-		log_warnx("sweep %s: %s", w->name, err.msg);
-	else
-		log_info("sweep %s: %s skipped: %s is newer", w->name, r->ref,
-		    by);
-	free(text);
-}
-
-/*
  * The row to sample next, 0 when none: a first baseline without its runs,
  * a half-sampled row, or a pending row the schedule allows (daily: only
  * the newest that was due, the older ones skipped).  *wake gets the next
@@ -552,7 +418,7 @@ sweep_pick(struct sweeper *sw, const struct config_sweep *w,
 	struct sweep_params sp;
 	int64_t last, next;
 	size_t i;
-	int waiting = 0;
+	int waiting = 0, asked = sweeper_now_pending(sw, w->name);
 
 	sweep_plan(w, &sp);
 	for (i = 0; i < rows->n; i++)
@@ -566,18 +432,19 @@ sweep_pick(struct sweeper *sw, const struct config_sweep *w,
 			continue;
 		if (w->schedule.kind != CONFIG_SCHEDULE_DAILY)
 			return rows->r[i].id;
-		if (!sweeper_row_due(sw, w, rows->r[i].created_ms)) {
+		if (!sweeper_row_due(w, asked, rows->r[i].created_ms)) {
 			waiting = 1;
 			continue;
 		}
 		if (due != NULL)
-			sweep_skip(sw, w, due, rows->r[i].ref);
+			sweeper_skip(sw, w, due, rows->r[i].ref);
 		due = &rows->r[i];
 	}
-	if (due != NULL && sweep_now_asked(sw, w->name))
-		sweep_set_word(sw, w->name, SWEEP_WATCHING);
+	/* Asked: every pending row was due, the newest taken (if any). */
+	if (asked)
+		sweeper_set_word(sw, w->name, SWEEPER_WATCHING);
 	if (due == NULL && waiting) {
-		sweeper_daily_due(w->schedule.minute, sweep_wall_ms(), &last,
+		sweeper_daily_due(w->schedule.minute, sweeper_wall_ms(), &last,
 		    &next);
 		if (*wake == 0 || next < *wake)
 			*wake = next;
@@ -642,6 +509,7 @@ sweep_work_one(struct sweeper *sw, const struct config_sweep *w,
 	sweep_top_up(sw, w, c);
 }
 
+/* One pass over every sweep, then a wake-up for the next daily time. */
 static void
 sweep_timer_cb(uv_timer_t *t)
 {
@@ -656,13 +524,14 @@ sweep_timer_cb(uv_timer_t *t)
 		sweep_work_one(sw, &cfg->sweeps[i], &wake);
 	sw->recovered = 1;
 	if (wake != 0 && !uv_is_active((uv_handle_t *)&sw->timer)) {
-		now = sweep_wall_ms();
+		now = sweeper_wall_ms();
 		wake = wake > now ? wake - now : 0;
 		uv_timer_start(&sw->timer, sweep_timer_cb, (uint64_t)(wake <
 		    SWEEP_WAKE_MAX ? wake : SWEEP_WAKE_MAX), 0);
 	}
 }
 
+/* Coalesced: many events in one loop turn make one pass. */
 void
 sweeper_kick(struct sweeper *sw)
 {
@@ -671,6 +540,7 @@ sweeper_kick(struct sweeper *sw)
 	uv_timer_start(&sw->timer, sweep_timer_cb, 0, 0);
 }
 
+/* Shutdown: the timer closes so that the loop can end. */
 void
 sweeper_stop(struct sweeper *sw)
 {
@@ -679,13 +549,4 @@ sweeper_stop(struct sweeper *sw)
 	sw->stopping = 1;
 	if (sw->timer_ready)
 		uv_close((uv_handle_t *)&sw->timer, NULL);
-}
-
-/* `sweep NAME --now` on a daily sweep: the newest due row goes now. */
-void
-sweeper_now_asked(struct sweeper *sw, const struct config_sweep *w)
-{
-	if (w->schedule.kind == CONFIG_SCHEDULE_DAILY)
-		sweep_set_word(sw, w->name, SWEEP_NOW);
-	sweeper_kick(sw);
 }
