@@ -115,7 +115,7 @@ json_t *
 sweeper_next(struct sweeper *sw, const struct config_sweep *w,
     unsigned pending, unsigned eligible, int64_t *next_ms)
 {
-	char when[32], buf[96];
+	char when[32];
 	int64_t last, next;
 
 	*next_ms = 0;
@@ -127,9 +127,7 @@ sweeper_next(struct sweeper *sw, const struct config_sweep *w,
 	sweeper_daily_due(w->schedule.minute, sweeper_wall_ms(), &last, &next);
 	*next_ms = next;
 	sweep_fmt_time(next, when, sizeof(when));
-	snprintf(buf, sizeof(buf), "%s (daily at %02u:%02u UTC)", when,
-	    w->schedule.minute / 60, w->schedule.minute % 60);
-	return json_string(buf);
+	return json_string(when);
 }
 
 /*
