@@ -44,8 +44,7 @@ int	sweeper_row_due(const struct config_sweep *w, int now_asked,
 #define SWEEPER_NOW		"now"	/* `--now` waits for the worker */
 #define SWEEPER_WATCHING	"watching"
 
-/* sweep_schedule.c: wall clock (rows' created_ms and the daily time). */
-int64_t	sweeper_wall_ms(void);
+/* sweep_schedule.c.  Times are wall times (daemon_now_ms), as created_ms. */
 void	sweeper_set_word(struct sweeper *sw, const char *name,
 	    const char *word);
 /* Marks pending row r of w skipped: by, a newer ref, was swept instead. */

@@ -22,6 +22,7 @@
 #include "common/log.h"
 #include "common/xmalloc.h"
 #include "config/config.h"
+#include "daemon/daemon.h"
 #include "daemon/sched.h"
 #include "daemon/sweep_bisect.h"
 #include "daemon/sweep_int.h"
@@ -444,7 +445,7 @@ sweep_pick(struct sweeper *sw, const struct config_sweep *w,
 	if (asked)
 		sweeper_set_word(sw, w->name, SWEEPER_WATCHING);
 	if (due == NULL && waiting) {
-		sweeper_daily_due(w->schedule.minute, sweeper_wall_ms(), &last,
+		sweeper_daily_due(w->schedule.minute, daemon_now_ms(), &last,
 		    &next);
 		if (*wake == 0 || next < *wake)
 			*wake = next;
@@ -524,7 +525,7 @@ sweep_timer_cb(uv_timer_t *t)
 		sweep_work_one(sw, &cfg->sweeps[i], &wake);
 	sw->recovered = 1;
 	if (wake != 0 && !uv_is_active((uv_handle_t *)&sw->timer)) {
-		now = sweeper_wall_ms();
+		now = daemon_now_ms();
 		wake = wake > now ? wake - now : 0;
 		uv_timer_start(&sw->timer, sweep_timer_cb, (uint64_t)(wake <
 		    SWEEP_WAKE_MAX ? wake : SWEEP_WAKE_MAX), 0);

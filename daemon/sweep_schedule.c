@@ -11,6 +11,7 @@
 #include "common/log.h"
 #include "common/xmalloc.h"
 #include "config/config.h"
+#include "daemon/daemon.h"
 #include "daemon/sweep_int.h"
 #include "store/store.h"
 
@@ -29,16 +30,6 @@ sweeper_row_state(const struct store_sweep_ref *r)
 {
 	return sweeper_row_skipped(r) ? "skipped" :
 	    store_sweep_ref_state_name(r->state);
-}
-
-/* Wall clock: the daily time and the rows' created_ms are wall times. */
-int64_t
-sweeper_wall_ms(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_REALTIME, &ts);
-	return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
 }
 
 /* Days are UTC days; a time exactly now counts as passed. */
@@ -95,7 +86,7 @@ sweeper_row_due(const struct config_sweep *w, int now_asked,
 
 	if (w->schedule.kind != CONFIG_SCHEDULE_DAILY || now_asked)
 		return 1;
-	sweeper_daily_due(w->schedule.minute, sweeper_wall_ms(), &last, &next);
+	sweeper_daily_due(w->schedule.minute, daemon_now_ms(), &last, &next);
 	return created_ms <= last;
 }
 
@@ -124,7 +115,7 @@ sweeper_next(struct sweeper *sw, const struct config_sweep *w,
 		    "at the next matching ref");
 	if (eligible > 0 || sweeper_now_pending(sw, w->name))
 		return json_string("now");
-	sweeper_daily_due(w->schedule.minute, sweeper_wall_ms(), &last, &next);
+	sweeper_daily_due(w->schedule.minute, daemon_now_ms(), &last, &next);
 	*next_ms = next;
 	sweep_fmt_time(next, when, sizeof(when));
 	return json_string(when);

@@ -62,9 +62,23 @@ sweep_tag(const char *op, const char *name, const char *rev)
 static void
 sweep_restart_mirrored(const char *sweeps, const char *min_change)
 {
-	char *sections, *old, *repo, *p, *t;
+	char *sections, *old, *repo, *p, *t, host[16];
+	int i, waited, rc;
 
-	cr_assert_eq(tst_daemon_stop(&svc.td, SIGTERM), 0);
+	/* Not in the middle of its first probes of the hosts. */
+	for (i = 0; i < svc.nhosts; i++) {
+		snprintf(host, sizeof(host), "h%d", i);
+		for (waited = 0; waited < SVC_WAIT_MS && strcmp(
+		    svc_host_state(host), "up") != 0; waited += 100)
+			usleep(100 * 1000);
+	}
+	if ((rc = tst_daemon_stop(&svc.td, SIGTERM)) != 0) {
+		char *log = tst_read_file(svc.td.log);
+
+		cr_log_error("bisectd.log:\n%s", log ? log : "(none)");
+		free(log);
+	}
+	cr_assert_eq(rc, 0, "bisectd exited with %d", rc);
 	sections = svc_sections(NULL);
 	if (min_change != NULL) {
 		cr_assert_not_null(p = strstr(sections, "min_change = 5%\n"));
