@@ -180,10 +180,10 @@ static const struct config_key config_sweep_keys[] = {
 	    "Previous tags whose median level is the rolling baseline."),
 	KEYX(config_sweep, schedule, schedule, "each", LIVE,
 	    "When to sweep: each new or moved ref, or daily HH:MM (UTC) the "
-	    "newest one."),
+	    "newest one that appeared before it, the older ones skipped."),
 	KEYX(config_sweep, priority, priority, "-1", LIVE,
-	    "Priority of the bisections it starts; operator bisections have "
-	    "0."),
+	    "Priority of its runs and of the bisections it starts; operator "
+	    "bisections have 0."),
 	KEY(config_sweep, start, string, 0, 0, 0, NULL, LIVE,
 	    "First ref swept; unset, the newest matching ref is the first "
 	    "baseline and only later ones are swept."),

@@ -208,7 +208,12 @@ print_hosts(FILE *out, const json_t *r, const json_t *req, unsigned flags)
 		table_cell(&t, "%s", str(h, "state"));
 		table_cell(&t, "%lld", num(h, "infra_failures"));
 		cur = json_object_get(h, "current");
-		if (json_is_object(cur))
+		if (json_is_object(cur) && json_is_string(json_object_get(cur,
+		    "sweep")))
+			table_cell(&t, "sweep %s %s", str(cur, "sweep"),
+			    shortsha(str(cur, "commit"), PRINT_SHORT, sha,
+			    sizeof(sha)));
+		else if (json_is_object(cur))
 			table_cell(&t, "#%lld %s", num(cur, "bisection"),
 			    shortsha(str(cur, "commit"), PRINT_SHORT, sha,
 			    sizeof(sha)));

@@ -140,6 +140,18 @@ print_sweep_result(FILE *out, const json_t *res)
 	}
 }
 
+/* Why a ref was not compared: its failed step, or the newer ref. */
+static void
+print_sweep_why(FILE *out, const json_t *res)
+{
+	if (json_is_string(json_object_get(res, "failed")))
+		fprintf(out, "    %s step failed: %s\n", str(res, "failed"),
+		    str(res, "message"));
+	else if (json_is_string(json_object_get(res, "skipped")))
+		fprintf(out, "    skipped: %s is newer\n",
+		    print_short_ref(str(res, "by")));
+}
+
 /* The sweep's refs, oldest first, with the bisection each one started. */
 void
 print_sweep(FILE *out, const json_t *r, const json_t *req, unsigned flags)
@@ -166,6 +178,7 @@ print_sweep(FILE *out, const json_t *r, const json_t *req, unsigned flags)
 		else
 			fprintf(out, "-\n");
 		print_sweep_result(out, json_object_get(v, "result"));
+		print_sweep_why(out, json_object_get(v, "result"));
 	}
 	json_array_foreach(json_object_get(r, "plots"), i, v)
 		fprintf(out, "\n%s", str(v, "text"));

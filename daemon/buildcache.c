@@ -114,6 +114,8 @@ buildcache_checksum_put(void *arg, const struct cache_key *k,
 	store_build_init(&b);
 	if (store_build_lookup(s, k->commit, name, k->group, &b, &err) == 0 &&
 	    b.state == STORE_BUILD_OK) {
+		/* A row checked before already has one: it is replaced. */
+		free((char *)b.checksum);
 		b.checksum = xstrdup(sha256);
 		if (store_build_record(s, &b, NULL, &err) < 0)
 			log_warnx("build cache checksum: %s", err.msg);

@@ -143,6 +143,8 @@ static int
 daemon_start_sweeps(struct daemon *d, struct bd_error *err)
 {
 	struct sweeper_env env = {
+		.loop = &d->loop,
+		.sched = d->sched,
 		.store = d->store,
 		.config = daemon_config,
 		.config_arg = d,
@@ -393,6 +395,7 @@ daemon_shutdown(struct daemon *d)
 	d->stopping = 1;
 	notify_send("STOPPING=1");
 	sched_stop(d->sched);
+	sweeper_stop(d->sweeper);
 	watcher_stop(d->watcher);
 	if (d->ctl_ready)
 		ctl_server_stop(&d->ctl);

@@ -193,6 +193,7 @@ sched_new(const struct sched_env *env, struct sched **out,
 
 	s->env = *env;
 	TAILQ_INIT(&s->active);
+	TAILQ_INIT(&s->sweeps);
 	cfg = sched_config(s);
 	if ((rc = pool_new(env->loop, cfg->hosts, cfg->nhosts, 0,
 	    &s->pool, err)) < 0)
@@ -289,6 +290,7 @@ sched_stop(struct sched *s)
 			if (p->job != NULL)
 				backend_detach(p->job);
 	}
+	sched_sweep_stop(s);
 	sched_stop_check(s);
 }
 
@@ -303,6 +305,8 @@ sched_stop_check(struct sched *s)
 	TAILQ_FOREACH(b, &s->active, entry)
 		if (b->nprobes > 0)
 			return;
+	if (sched_sweep_busy(s))
+		return;
 	sched_teardown(s);
 }
 
@@ -318,6 +322,7 @@ sched_free(struct sched *s)
 		TAILQ_REMOVE(&s->active, b, entry);
 		bisection_free(b);
 	}
+	sched_sweep_free(s);
 	free(s);
 }
 
@@ -354,6 +359,7 @@ sched_free_hosts(struct sched *s, const char *group)
 				if (p->job != NULL &&
 				    backend_where(p->job) == NULL)
 					waiting++;
+	waiting += sched_sweep_waiting(s, group);
 	return n > waiting ? n - waiting : 0;
 }
 
@@ -404,7 +410,7 @@ sched_host_current(struct sched *s, const char *host)
 				    "run", (json_int_t)p->run,
 				    "commit", p->sha);
 		}
-	return NULL;
+	return sched_sweep_on_host(s, host);
 }
 
 static int

@@ -134,7 +134,45 @@ const char	*sched_group_trouble(struct sched *s, const char *group);
 git_repository	*sched_repo(struct sched *s);
 /* Lends the repository when none was open at startup (a first clone). */
 void		 sched_set_repo(struct sched *s, git_repository *repo);
-/* {"bisection","run","commit"} of the work on host, or NULL. */
+/*
+ * {"bisection","run","commit"} of the work on host, {"sweep","row",
+ * "commit"} for a sweep's run, or NULL.
+ */
 json_t		*sched_host_current(struct sched *s, const char *host);
+
+/*
+ * One benchmark run for a sweep (daemon/sweep_run.c).  done is called
+ * exactly once per run, never from inside sched_run_sweep: with the
+ * result worth storing (STEP_OK with its metrics, or STEP_FAILED: the
+ * commit did not build or its benchmark failed) and the host or lab it
+ * ran on, or with r NULL when the run ended without one (infrastructure
+ * failures after the backend's retries, a cancel, shutdown).
+ */
+struct step_result;
+typedef void sched_sweep_cb(void *arg, int64_t row,
+    const struct step_result *r, const char *where);
+
+/* What sched_run_sweep takes; strings are copied. */
+struct sched_sweep_run {
+	const char	*sweep;		/* its name, for logs */
+	int64_t		 row;		/* the sweep_refs row it samples */
+	const char	*benchmark;
+	const char	*group;
+	const char	*commit;	/* 40 hex digits */
+	int		 priority;	/* against bisections: higher first */
+	sched_sweep_cb	*done;
+	void		*arg;
+};
+
+/*
+ * Queues one sweep run.  It waits in the scheduler until its group has a
+ * free host that no bisection of higher priority wants (equal priorities
+ * take turns), then goes through the group's backend with the build cache
+ * as bisection probes do.  -ENOENT for an unknown benchmark.
+ */
+int	sched_run_sweep(struct sched *s, const struct sched_sweep_run *req,
+	    struct bd_error *err);
+/* Ends every sweep run of row, queued or running; each gets done(NULL). */
+void	sched_cancel_sweep(struct sched *s, int64_t row);
 
 #endif

@@ -14,6 +14,8 @@ struct bisection;
 struct bisection_probe;
 
 TAILQ_HEAD(bisection_list, bisection);
+struct sched_sweep_job;
+TAILQ_HEAD(sched_sweep_list, sched_sweep_job);
 
 struct sched {
 	struct sched_env	 env;		/* borrowed, see sched.h */
@@ -24,6 +26,7 @@ struct sched {
 	size_t			 nlabs;
 	struct cache		 cache;
 	struct bisection_list	 active;
+	struct sched_sweep_list	 sweeps;	/* sched_sweep.c */
 	uv_timer_t		 kick;
 	int			 kick_ready;
 	int			 stopping;
@@ -60,5 +63,21 @@ void		 sched_finish(struct sched *s, struct bisection *b,
  */
 int		 sched_run_extra(struct sched *s, struct bisection *b,
 		    const char *sha, struct bd_error *err);
+
+/*
+ * Sweep runs (sched_sweep.c).  give hands up to nfree free hosts of group
+ * to queued sweep runs of priority above prio (or equal to it, when eq)
+ * and returns how many it used; waiting counts those submitted that have
+ * no host yet.
+ */
+unsigned	 sched_sweep_give(struct sched *s, const char *group, int prio,
+		    int eq, unsigned nfree);
+unsigned	 sched_sweep_waiting(struct sched *s, const char *group);
+/* Shutdown: detaches the running ones; whether any is still out. */
+void		 sched_sweep_stop(struct sched *s);
+int		 sched_sweep_busy(struct sched *s);
+/* {"sweep","row","commit"} of the sweep run on host, or NULL. */
+json_t		*sched_sweep_on_host(struct sched *s, const char *host);
+void		 sched_sweep_free(struct sched *s);
 
 #endif

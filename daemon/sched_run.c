@@ -5,6 +5,7 @@
 #include <sys/stat.h>
 
 #include <inttypes.h>
+#include <limits.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -295,7 +296,9 @@ sched_by_priority(const void *x, const void *y)
 /*
  * Shares the free hosts of one group: higher priority first, equal
  * priorities in turn (the starting point rotates every round), and what a
- * bisection does not want goes to the next one.
+ * bisection does not want goes to the next one.  Queued sweep runs get
+ * hosts before each priority level below theirs (at an equal one, before
+ * or after it in alternate rounds) and whatever is left at the end.
  */
 static void
 sched_group(struct sched *s, const char *group)
@@ -313,6 +316,7 @@ sched_group(struct sched *s, const char *group)
 		}
 	if (n == 0) {
 		free(v);
+		sched_sweep_give(s, group, INT_MIN, 1, nfree);
 		return;
 	}
 	qsort(v, n, sizeof(*v), sched_by_priority);
@@ -332,6 +336,8 @@ sched_group(struct sched *s, const char *group)
 					nact++;
 			if (nact == 0)
 				continue;
+			nfree -= sched_sweep_give(s, group, v[lo]->priority,
+			    s->rr & 1, nfree);
 			memset(share, 0, n * sizeof(*share));
 			start = s->rr++;
 			for (k = 0; nfree > 0; k++) {
@@ -352,6 +358,7 @@ sched_group(struct sched *s, const char *group)
 			}
 		}
 	}
+	sched_sweep_give(s, group, INT_MIN, 1, nfree);
 	free(share);
 	free(v);
 }

@@ -15,32 +15,46 @@
 #include "common/xmalloc.h"
 #include "config/config.h"
 #include "daemon/sweep.h"
+#include "daemon/sweep_int.h"
 #include "daemon/sweep_judge.h"
 #include "store/store.h"
 
 #define TAG_PREFIX	"refs/tags/"
 
-struct sweeper {
-	struct sweeper_env	 env;
-};
-
 int
 sweeper_new(const struct sweeper_env *env, struct sweeper **out,
     struct bd_error *err)
 {
-	(void)err;
-	*out = xcalloc(1, sizeof(**out));
-	(*out)->env = *env;
+	struct sweeper *sw = xcalloc(1, sizeof(*sw));
+	int rc;
+
+	sw->env = *env;
+	*out = sw;
+	if (env->loop != NULL) {
+		if ((rc = uv_timer_init(env->loop, &sw->timer)) < 0)
+			return bd_error_set(err, -EIO, "sweeps: %s",
+			    uv_strerror(rc));
+		sw->timer.data = sw;
+		sw->timer_ready = 1;
+	}
 	return 0;
 }
 
+/* After the loop ended (the timer was closed by sweeper_stop). */
 void
 sweeper_free(struct sweeper *sw)
 {
+	size_t i;
+
+	if (sw == NULL)
+		return;
+	for (i = 0; i < sw->ncur; i++)
+		free(sw->cur[i].name);
+	free(sw->cur);
 	free(sw);
 }
 
-static const struct config *
+const struct config *
 sweeper_config(struct sweeper *sw)
 {
 	return sw->env.config(sw->env.config_arg);
@@ -149,6 +163,7 @@ sweeper_start(struct sweeper *sw, int64_t *replay_from, struct bd_error *err)
 			lo = c;
 	}
 	*replay_from = lo == INT64_MAX ? 0 : lo;
+	sweeper_kick(sw);
 	return 0;
 }
 
@@ -195,13 +210,17 @@ sweeper_ref_event(void *arg, const struct ref_event *ev)
 
 	for (i = 0; i < cfg->nsweeps; i++)
 		sweeper_event_one(sw, &cfg->sweeps[i], ev);
+	sweeper_kick(sw);
 }
 
 /* What the rows of one sweep add up to, for both commands. */
 struct sweeper_view {
+	const struct config_sweep *w;
 	json_t		*refs;		/* NULL: counts only */
 	json_t		*last;		/* newest row not rewritten */
-	unsigned	 pending, changes, failed;
+	unsigned	 pending, changes, failed, skipped;
+	unsigned	 due;		/* pending rows the schedule allows now */
+	int		 now_asked;	/* read before the walk: no nesting */
 };
 
 static int
@@ -214,12 +233,20 @@ sweeper_view_row(void *arg, const struct store_sweep_ref *r)
 	res = r->result != NULL ? json_loads(r->result, 0, &jerr) : NULL;
 	o = json_pack("{s:I, s:s, s:s, s:s, s:i, s:o, s:o, s:I}",
 	    "id", (json_int_t)r->id, "ref", r->ref, "commit", r->commit,
-	    "state", store_sweep_ref_state_name(r->state), "runs",
+	    "state", sweeper_row_state(r), "runs",
 	    (int)r->runs, "result", res != NULL ? res : json_null(),
 	    "bisection", r->bisection ? json_integer(r->bisection) :
 	    json_null(), "created_ms", (json_int_t)r->created_ms);
-	if (r->state == STORE_SWEEP_PENDING || r->state == STORE_SWEEP_SAMPLING)
+	if (sweeper_row_skipped(r))
+		v->skipped++;
+	else if (r->state == STORE_SWEEP_SAMPLING) {
 		v->pending++;
+		v->due++;
+	} else if (r->state == STORE_SWEEP_PENDING) {
+		v->pending++;
+		if (sweeper_row_due(v->w, v->now_asked, r->created_ms))
+			v->due++;
+	}
 	if (r->state == STORE_SWEEP_FAILED)
 		v->failed++;
 	if (r->state == STORE_SWEEP_COMPARED && res != NULL &&
@@ -235,44 +262,34 @@ sweeper_view_row(void *arg, const struct store_sweep_ref *r)
 	return 0;
 }
 
-/* The words for when a sweep runs next. */
-static json_t *
-sweeper_next(const struct config_sweep *w, unsigned pending)
-{
-	char buf[64];
-
-	if (w->schedule.kind == CONFIG_SCHEDULE_DAILY)
-		snprintf(buf, sizeof(buf), "daily at %02u:%02u UTC",
-		    w->schedule.minute / 60, w->schedule.minute % 60);
-	else
-		snprintf(buf, sizeof(buf), "%s", pending > 0 ? "now" :
-		    "at the next matching ref");
-	return json_string(buf);
-}
-
 /* One sweep's summary object, filling v from its rows. */
 static json_t *
 sweeper_summary(struct sweeper *sw, const struct config_sweep *w,
     struct sweeper_view *v, struct bd_error *err)
 {
 	struct store_sweep st;
-	int64_t cursor = 0;
-	json_t *o;
+	int64_t cursor = 0, next_ms;
+	json_t *o, *next;
 
 	if (store_sweep_get(sw->env.store, w->name, &st, err) == 0) {
 		cursor = st.cursor;
 		store_sweep_release(&st);
 	}
+	v->w = w;
+	v->now_asked = sweeper_now_pending(sw, w->name);
 	if (store_sweep_ref_list(sw->env.store, w->name, sweeper_view_row, v,
 	    err) < 0)
 		return NULL;
-	o = json_pack("{s:s, s:s, s:s, s:I, s:O, s:s, s:o, s:i, s:i, s:i}",
-	    "name", w->name, "benchmark", w->benchmark, "tag_pattern",
-	    w->tag_pattern, "cursor", (json_int_t)cursor, "last",
-	    v->last != NULL ? v->last : json_null(), "state",
-	    v->pending > 0 ? "sweeping" : "idle", "next",
-	    sweeper_next(w, v->pending), "pending", (int)v->pending,
-	    "changes", (int)v->changes, "failed", (int)v->failed);
+	next = sweeper_next(sw, w, v->pending, v->due, &next_ms);
+	o = json_pack("{s:s, s:s, s:s, s:I, s:O, s:s, s:o, s:o, s:i, s:i, "
+	    "s:i, s:i}", "name", w->name, "benchmark", w->benchmark,
+	    "tag_pattern", w->tag_pattern, "cursor", (json_int_t)cursor,
+	    "last", v->last != NULL ? v->last : json_null(), "state",
+	    v->due > 0 ? "sweeping" : v->pending > 0 ? "waiting" : "idle",
+	    "next", next, "next_ms", next_ms ? json_integer(next_ms) :
+	    json_null(), "pending", (int)v->pending, "changes",
+	    (int)v->changes, "failed", (int)v->failed, "skipped",
+	    (int)v->skipped);
 	json_decref(v->last);
 	v->last = NULL;
 	return o;
@@ -433,8 +450,10 @@ sweeper_now(struct sweeper *sw, const char *name, struct bd_error *err)
 	row.state = STORE_SWEEP_PENDING;
 	rc = store_sweep_advance(sw->env.store, name, cursor, &row, 1, NULL,
 	    err);
-	if (rc == 0)
+	if (rc == 0) {
 		log_info("sweep %s: %s at %.12s queued by request", name, f.ref,
 		    f.commit);
+		sweeper_now_asked(sw, w);
+	}
 	return rc;
 }

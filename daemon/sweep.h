@@ -11,13 +11,27 @@
  * linux-next's next-YYYYMMDD tags sort by date), or its `start` ref, as
  * its first baseline; only later refs are swept.
  *
+ * The worker (sweep_run.c) samples one row per sweep at a time, oldest
+ * first: the first baseline to the plan's first look, then each pending
+ * row through the scheduler (sched_run_sweep) until sweep_judge_row
+ * compares it; a build that fails marks the row failed.  A compared row
+ * with changed metrics goes to sweep_bisect_start.  `schedule = each`
+ * sweeps every pending row; `daily HH:MM` sweeps, at that time, only the
+ * newest row that appeared before it: the older ones stay recorded as
+ * pending with a result {"skipped": "superseded", "by": REF} and are
+ * shown as "skipped".  `sweep NAME --now` makes the newest row due at
+ * once (the sweeps row's state is "now" until the worker takes it).
+ *
  * Ownership: struct sweeper is the daemon's; the env is borrowed and must
  * outlive it.  Replies are new JSON objects owned by the caller.
  */
 #ifndef DAEMON_SWEEP_H
 #define DAEMON_SWEEP_H
 
+#include <stdint.h>
+
 #include <jansson.h>
+#include <uv.h>
 
 #include "common/error.h"
 #include "repo/refs.h"
@@ -26,7 +40,11 @@ struct config;
 struct store;
 struct sweeper;
 
+struct sched;
+
 struct sweeper_env {
+	uv_loop_t	*loop;		/* NULL: no worker (tests) */
+	struct sched	*sched;		/* where the runs go */
 	struct store	*store;
 	/* The configuration in effect (it changes on reload). */
 	const struct config *(*config)(void *arg);
@@ -35,7 +53,17 @@ struct sweeper_env {
 
 int	sweeper_new(const struct sweeper_env *env, struct sweeper **out,
 	    struct bd_error *err);
+/* Shutdown: the worker takes no more rows; runs out are the scheduler's. */
+void	sweeper_stop(struct sweeper *sw);
 void	sweeper_free(struct sweeper *sw);
+/* A worker pass soon (coalesced): new rows, a --now, a restart. */
+void	sweeper_kick(struct sweeper *sw);
+/*
+ * The daily time minute (after 00:00 UTC) last passed at or before now_ms
+ * and the next one after it, in ms since the epoch.
+ */
+void	sweeper_daily_due(unsigned minute, int64_t now_ms, int64_t *last,
+	    int64_t *next);
 
 /*
  * Gives every configured sweep without stored state its first baseline and

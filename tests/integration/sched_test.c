@@ -21,6 +21,8 @@
 #include "bisect/engine.h"
 #include "daemon/bisection.h"
 #include "daemon/sched.h"
+#include "remote/metrics.h"
+#include "remote/step.h"
 #include "store/store.h"
 #include "tests/support/st.h"
 #include "tests/support/tst.h"
@@ -187,4 +189,87 @@ Test(sched, a_new_scheduler_resumes_from_the_store)
 	cr_assert_eq(rec.state, STORE_BISECTION_DONE);
 	cr_assert_str_eq(rec.culprit, st.culprit);
 	store_bisection_release(&rec);
+}
+
+/* A sweep run ended: its result must be a sample of the benchmark. */
+static void
+st_sweep_done(void *arg, int64_t row, const struct step_result *r,
+    const char *where)
+{
+	struct st_sink *sink = arg;
+
+	(void)where;
+	cr_assert_eq(row, 7);
+	if (r != NULL && r->outcome == STEP_OK &&
+	    metrics_find(&r->metrics, "ops_per_sec") != NULL)
+		sink->sweeps_ok++;
+	if (++sink->sweeps_back == sink->sweep_runs && sink->done)
+		uv_stop(sink->loop);
+}
+
+/* Queues the sink's sweep runs at the bad commit, while probes are out. */
+static void
+st_sweeps_queue(struct st_sink *sink)
+{
+	struct sched_sweep_run req = {
+		.sweep = "s", .row = 7, .benchmark = "spin", .group = "lab",
+		.commit = st.bad, .priority = sink->sweep_priority,
+		.done = st_sweep_done, .arg = sink,
+	};
+	struct bd_error err;
+	unsigned i;
+
+	sink->sweep_queued_at = json_array_size(sink->events);
+	for (i = 0; i < sink->sweep_runs; i++)
+		cr_assert_eq(sched_run_sweep(st.sched, &req, &err), 0, "%s",
+		    err.msg);
+}
+
+/*
+ * Sweep runs of a priority above a bisection's take the hosts it frees
+ * before it gets another probe; they run through the same backend and
+ * bring back the benchmark's metrics, and the bisection still ends.
+ */
+Test(sched, sweep_runs_above_a_bisection_get_its_freed_hosts_first)
+{
+	const char *good[] = { NULL };
+	struct sched_request r;
+	struct bd_error err;
+	json_t *e;
+	int64_t id = 0;
+	int existing = 0;
+	size_t i, first_probe = SIZE_MAX, last_sweep = 0, started = 0;
+
+	st_setup("sched-sweep");
+	good[0] = st.good;
+	st_request(&r, good);
+	st.sink.sweep_runs = 3;
+	st.sink.second_probe = st_sweeps_queue;
+	st.sink.sweep_priority = 1;
+	cr_assert_eq(sched_bisect(st.sched, &r, &id, &existing, &err), 0,
+	    "%s", err.msg);
+	uv_run(&st.loop, UV_RUN_DEFAULT);
+	cr_assert(st.sink.done, "the loop ended without a done event");
+	cr_assert_eq(st.sink.sweeps_back, 3);
+	cr_expect_eq(st.sink.sweeps_ok, 3);
+	json_array_foreach(st.sink.events, i, e) {
+		const char *kind = json_string_value(json_object_get(e,
+		    "kind"));
+
+		if (i < st.sink.sweep_queued_at)
+			continue;
+		if (strcmp(kind, "probe-started") == 0 && first_probe ==
+		    SIZE_MAX)
+			first_probe = i;
+		if (strcmp(kind, "sweep-run") == 0 && strcmp(json_string_value(
+		    json_object_get(e, "state")), "started") == 0) {
+			started++;
+			last_sweep = i;
+			cr_expect_str_eq(json_string_value(json_object_get(e,
+			    "commit")), st.bad);
+		}
+	}
+	cr_assert_eq(started, 3);
+	cr_expect_lt(last_sweep, first_probe, "a probe started at event %zu "
+	    "before the last sweep run at %zu", first_probe, last_sweep);
 }

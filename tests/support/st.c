@@ -71,9 +71,13 @@ st_emit(void *arg, const char *kind, json_t *fields)
 	json_array_append_new(sink->events, fields);
 	if (strcmp(kind, "sample") == 0 && ++sink->nsamples == sink->stop_at)
 		uv_stop(sink->loop);
+	if (strcmp(kind, "probe-started") == 0 && ++sink->probes == 2 &&
+	    sink->second_probe != NULL)
+		sink->second_probe(sink);
 	if (strcmp(kind, "done") == 0) {
 		sink->done = 1;
-		uv_stop(sink->loop);
+		if (sink->sweeps_back == sink->sweep_runs)
+			uv_stop(sink->loop);
 	}
 }
 

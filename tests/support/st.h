@@ -34,6 +34,14 @@ struct st_sink {
 	size_t		 stop_at;	/* samples after which to stop; 0: none */
 	int64_t		 resumed;	/* bisection whose engine is looked at */
 	size_t		 replayed;	/* its engine's samples once loaded */
+	/* Sweep runs the test queues at the second probe-started (with
+	 * second_probe), and their ends: done stops the loop only once
+	 * every one of them is back. */
+	void		(*second_probe)(struct st_sink *sink);
+	unsigned	 sweep_runs;
+	int		 sweep_priority;
+	unsigned	 probes, sweeps_ok, sweeps_back;
+	size_t		 sweep_queued_at;	/* index in events */
 };
 
 struct st {

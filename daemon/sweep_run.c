@@ -1,0 +1,553 @@
+/*
+ * The sweep worker: takes each sweep's oldest unfinished row (the first
+ * baseline until it has its runs, then rows being sampled, then pending
+ * ones as the schedule allows), has the scheduler run the sweep's
+ * benchmark at its commit, stores every result before acting on it,
+ * judges the row at each look of the sequential plan and, once a row is
+ * compared with changed metrics, hands the change to sweep_bisect_start.
+ *
+ * Everything it decides from is in the store (states, run counts,
+ * results, links): after a kill -9 a half-sampled row continues with the
+ * runs it has, a compared row is never sampled again, and a compared row
+ * with changes but no linked bisection gets its hook call again.
+ */
+#include <errno.h>
+#include <inttypes.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "bisect/sweep_stats.h"
+#include "common/log.h"
+#include "common/xmalloc.h"
+#include "config/config.h"
+#include "daemon/daemon.h"
+#include "daemon/sched.h"
+#include "daemon/sweep_bisect.h"
+#include "daemon/sweep_int.h"
+#include "daemon/sweep_judge.h"
+#include "remote/step.h"
+#include "store/store.h"
+
+#define SWEEP_WAKE_MAX	(3600 * (int64_t)1000)	/* wall clock jumps */
+
+/* Copies of a sweep's rows, oldest first. */
+struct sweep_rows {
+	struct store_sweep_ref	*r;
+	size_t			 n;
+};
+
+/* Rows are copied: the worker acts on them after the walk. */
+static int
+sweep_rows_add(void *arg, const struct store_sweep_ref *r)
+{
+	struct sweep_rows *rows = arg;
+	struct store_sweep_ref *c;
+
+	rows->r = xreallocarray(rows->r, rows->n + 1, sizeof(*rows->r));
+	c = &rows->r[rows->n++];
+	*c = *r;
+	c->sweep = xstrdup(r->sweep);
+	c->ref = xstrdup(r->ref);
+	c->commit = xstrdup(r->commit);
+	c->result = r->result != NULL ? xstrdup(r->result) : NULL;
+	return 0;
+}
+
+/* Frees the copies sweep_rows_add made. */
+static void
+sweep_rows_free(struct sweep_rows *rows)
+{
+	size_t i;
+
+	for (i = 0; i < rows->n; i++) {
+		free((char *)rows->r[i].sweep);
+		free((char *)rows->r[i].ref);
+		free((char *)rows->r[i].commit);
+		free((char *)rows->r[i].result);
+	}
+	free(rows->r);
+	rows->r = NULL;
+	rows->n = 0;
+}
+
+/* Every decision starts from what the store holds now. */
+static int
+sweep_rows_load(struct sweeper *sw, const char *name, struct sweep_rows *rows,
+    struct bd_error *err)
+{
+	memset(rows, 0, sizeof(*rows));
+	return store_sweep_ref_list(sw->env.store, name, sweep_rows_add, rows,
+	    err);
+}
+
+/* One row of the copies by id, NULL when it is gone. */
+static const struct store_sweep_ref *
+sweep_rows_find(const struct sweep_rows *rows, int64_t id)
+{
+	size_t i;
+
+	for (i = 0; i < rows->n; i++)
+		if (rows->r[i].id == id)
+			return &rows->r[i];
+	return NULL;
+}
+
+/* The runs of a tag at its first look, which a first baseline gets. */
+static void
+sweep_plan(const struct config_sweep *w, struct sweep_params *sp)
+{
+	sweep_params_default(sp);
+	sp->cap = w->samples;
+	if (sp->first > sp->cap)
+		sp->first = sp->cap;
+	if (sp->step == 0)
+		sp->step = 1;
+}
+
+/* The first look of the plan at or after runs. */
+static unsigned
+sweep_next_look(const struct sweep_params *sp, unsigned runs)
+{
+	unsigned look = sp->first;
+
+	while (look < runs && look < sp->cap)
+		look = look + sp->step < sp->cap ? look + sp->step : sp->cap;
+	return look;
+}
+
+/* The in-memory state of a sweep, made when first needed. */
+static struct sweep_cur *
+sweep_cur_get(struct sweeper *sw, const char *name)
+{
+	size_t i;
+
+	for (i = 0; i < sw->ncur; i++)
+		if (strcmp(sw->cur[i].name, name) == 0)
+			return &sw->cur[i];
+	sw->cur = xreallocarray(sw->cur, sw->ncur + 1, sizeof(*sw->cur));
+	memset(&sw->cur[sw->ncur], 0, sizeof(*sw->cur));
+	sw->cur[sw->ncur].name = xstrdup(name);
+	return &sw->cur[sw->ncur++];
+}
+
+/* Results of a row no sweep samples any more find no state. */
+static struct sweep_cur *
+sweep_cur_by_row(struct sweeper *sw, int64_t row)
+{
+	size_t i;
+
+	for (i = 0; i < sw->ncur; i++)
+		if (sw->cur[i].row == row && row != 0)
+			return &sw->cur[i];
+	return NULL;
+}
+
+static void sweep_run_done(void *arg, int64_t row,
+    const struct step_result *r, const char *where);
+
+/* Queues n runs of the row in the scheduler. */
+static void
+sweep_submit(struct sweeper *sw, const struct config_sweep *w,
+    struct sweep_cur *c, const struct store_sweep_ref *r, unsigned n)
+{
+	struct sched_sweep_run req = {
+		.sweep = w->name, .row = r->id, .benchmark = w->benchmark,
+		.group = w->group, .commit = r->commit,
+		.priority = w->priority, .done = sweep_run_done, .arg = sw,
+	};
+	struct bd_error err;
+
+	for (; n > 0; n--) {
+		if (sched_run_sweep(sw->env.sched, &req, &err) < 0) {
+			log_warnx("sweep %s: %s", w->name, err.msg);
+			return;
+		}
+		c->inflight++;
+	}
+}
+
+/* The row is done with: what is still out of it is not wanted. */
+static void
+sweep_release(struct sweeper *sw, struct sweep_cur *c)
+{
+	int64_t row = c->row;
+
+	c->row = 0;
+	c->inflight = 0;
+	if (row != 0)
+		sched_cancel_sweep(sw->env.sched, row);
+	sweeper_kick(sw);
+}
+
+/* The newest row before id that was measured: the good side. */
+static const struct store_sweep_ref *
+sweep_prev_row(const struct sweep_rows *rows, int64_t id)
+{
+	const struct store_sweep_ref *prev = NULL;
+	size_t i;
+
+	for (i = 0; i < rows->n && rows->r[i].id != id; i++)
+		if (rows->r[i].state == STORE_SWEEP_COMPARED ||
+		    rows->r[i].state == STORE_SWEEP_BASELINE)
+			prev = &rows->r[i];
+	return prev;
+}
+
+/* A compared row whose result names changed metrics starts a bisection. */
+static void
+sweep_changed(struct sweeper *sw, const struct config_sweep *w,
+    const struct sweep_rows *rows, const struct store_sweep_ref *r,
+    const json_t *res)
+{
+	const json_t *changed = json_object_get(res, "changed"), *v;
+	const struct store_sweep_ref *prev = sweep_prev_row(rows, r->id);
+	const char **names;
+	struct sweep_change ch;
+	struct bd_error err;
+	int64_t bisection;
+	size_t i, n = 0;
+
+	if (json_array_size(changed) == 0 || !json_is_string(json_object_get(
+	    res, "headline")))
+		return;
+	if (prev == NULL) {
+		log_warnx("sweep %s: %s changed with nothing before it", w->name,
+		    r->ref);
+		return;
+	}
+	names = xcalloc(json_array_size(changed), sizeof(*names));
+	json_array_foreach(changed, i, v)
+		if (json_is_string(v))
+			names[n++] = json_string_value(v);
+	memset(&ch, 0, sizeof(ch));
+	ch.sweep = w->name;
+	ch.row = r->id;
+	ch.prev_row = prev->id;
+	ch.ref = r->ref;
+	ch.commit = r->commit;
+	ch.prev_ref = prev->ref;
+	ch.prev_commit = prev->commit;
+	ch.benchmark = w->benchmark;
+	ch.group = w->group;
+	ch.headline = json_string_value(json_object_get(res, "headline"));
+	ch.metrics = names;
+	ch.nmetrics = n;
+	ch.priority = w->priority;
+	if (sweep_bisect_start(sw->env.sched, sw->env.store, &ch, &bisection,
+	    &err) < 0)
+		log_warnx("sweep %s: %s: cannot start a bisection: %s",
+		    w->name, r->ref, err.msg);
+	free(names);
+}
+
+/* A row just compared: the log line, and the change if there is one. */
+static void
+sweep_compared(struct sweeper *sw, const struct config_sweep *w,
+    int64_t id, const json_t *res)
+{
+	struct sweep_rows rows;
+	const struct store_sweep_ref *r;
+	struct bd_error err;
+
+	if (sweep_rows_load(sw, w->name, &rows, &err) < 0) {
+		log_warnx("sweep %s: %s", w->name, err.msg);
+		return;
+	}
+	if ((r = sweep_rows_find(&rows, id)) != NULL) {
+		log_info("sweep %s: %s compared after %u runs, %zu metrics "
+		    "changed", w->name, r->ref, r->runs,
+		    json_array_size(json_object_get(res, "changed")));
+		sweep_changed(sw, w, &rows, r, res);
+	}
+	sweep_rows_free(&rows);
+}
+
+/*
+ * Tops the current row up to the runs it wants: a first baseline to the
+ * plan's first look; a swept row to its next look, where it is judged
+ * (sweep_judge_row stores the verdict when it needs no more).
+ */
+static void
+sweep_top_up(struct sweeper *sw, const struct config_sweep *w,
+    struct sweep_cur *c)
+{
+	struct sweep_params sp;
+	struct sweep_rows rows;
+	const struct store_sweep_ref *r;
+	struct bd_error err;
+	unsigned want = 0, more = 0;
+	json_t *res = NULL;
+	int64_t id = c->row;
+
+	sweep_plan(w, &sp);
+	if (sweep_rows_load(sw, w->name, &rows, &err) < 0) {
+		log_warnx("sweep %s: %s", w->name, err.msg);
+		goto out;
+	}
+	r = sweep_rows_find(&rows, id);
+	if (r == NULL || !(r->state == STORE_SWEEP_BASELINE ||
+	    r->state == STORE_SWEEP_SAMPLING || (r->state ==
+	    STORE_SWEEP_PENDING && !sweeper_row_skipped(r)))) {
+		sweep_release(sw, c);	/* rewritten meanwhile */
+		goto out;
+	}
+	if (r->state == STORE_SWEEP_BASELINE)
+		want = r->runs < sp.first ? sp.first - r->runs : 0;
+	else if (r->runs < sweep_next_look(&sp, r->runs))
+		want = sweep_next_look(&sp, r->runs) - r->runs;
+	else if (sweep_judge_row(sw->env.store, sweeper_config(sw), w, id,
+	    &more, &res, &err) < 0) {
+		log_warnx("sweep %s: %s: %s", w->name, r->ref, err.msg);
+		sweep_release(sw, c);
+		goto out;
+	} else if (more == 0) {
+		sweep_release(sw, c);
+		sweep_compared(sw, w, id, res);
+		goto out;
+	} else
+		want = more;
+	if (want == 0) {
+		if (c->inflight == 0) {
+			log_info("sweep %s: baseline %s measured (%u runs)",
+			    w->name, r->ref, r->runs);
+			sweep_release(sw, c);
+		}
+		goto out;
+	}
+	if (want > c->inflight)
+		sweep_submit(sw, w, c, r, want - c->inflight);
+out:
+	json_decref(res);
+	sweep_rows_free(&rows);
+}
+
+/* A failed build (or benchmark) is the row's verdict: not compared. */
+static void
+sweep_failed(struct sweeper *sw, const struct config_sweep *w,
+    struct sweep_cur *c, const struct step_result *r, const char *where)
+{
+	struct bd_error err;
+	json_t *o;
+	char *text;
+
+	o = json_pack("{s:s, s:s, s:s}", "failed", step_phase_name(r->phase),
+	    "message", r->err.msg, "host", where ? where : "");
+	text = json_dumps(o, JSON_COMPACT);
+	json_decref(o);
+	if (store_sweep_ref_set(sw->env.store, c->row, STORE_SWEEP_FAILED,
+	    text, 0, &err) < 0)
+		log_warnx("sweep %s: %s", w->name, err.msg);
+	else
+		log_info("sweep %s: row %" PRId64 " failed in its %s step: %s",
+		    w->name, c->row, step_phase_name(r->phase), r->err.msg);
+	free(text);
+	sweep_release(sw, c);
+}
+
+/* Stores one run's metrics as the row's next run (first value of each). */
+static void
+sweep_store_run(struct sweeper *sw, const struct config_sweep *w,
+    int64_t row, const struct step_result *r)
+{
+	struct store_metric *m;
+	struct sweep_rows rows;
+	const struct store_sweep_ref *cur;
+	struct bd_error err;
+	size_t i, n = 0;
+
+	if (sweep_rows_load(sw, w->name, &rows, &err) < 0) {
+		log_warnx("sweep %s: %s", w->name, err.msg);
+		return;
+	}
+	cur = sweep_rows_find(&rows, row);
+	m = xcalloc(r->metrics.n + 1, sizeof(*m));
+	for (i = 0; i < r->metrics.n; i++)
+		if (r->metrics.v[i].index == 0) {
+			m[n].name = r->metrics.v[i].name;
+			m[n].value = r->metrics.v[i].value;
+			n++;
+		}
+	if (cur != NULL && store_sweep_sample_add(sw->env.store, row,
+	    cur->runs + 1, m, n, &err) < 0)
+		log_warnx("sweep %s: %s", w->name, err.msg);
+	free(m);
+	sweep_rows_free(&rows);
+}
+
+/* The scheduler's word on one run: stored first, then acted on. */
+static void
+sweep_run_done(void *arg, int64_t row, const struct step_result *r,
+    const char *where)
+{
+	struct sweeper *sw = arg;
+	struct sweep_cur *c = sweep_cur_by_row(sw, row);
+	const struct config_sweep *w;
+
+	if (c == NULL || sw->stopping)
+		return;		/* a run the row no longer wants */
+	if (c->inflight > 0)
+		c->inflight--;
+	if ((w = config_sweep_find(sweeper_config(sw), c->name)) == NULL) {
+		sweep_release(sw, c);
+		return;
+	}
+	if (r == NULL) {	/* asked again from the next pass, not here */
+		sweeper_kick(sw);
+		return;
+	}
+	if (r->outcome != STEP_OK) {
+		sweep_failed(sw, w, c, r, where);
+		return;
+	}
+	sweep_store_run(sw, w, row, r);
+	sweep_top_up(sw, w, c);
+}
+
+/*
+ * The row to sample next, 0 when none: a first baseline without its runs,
+ * a half-sampled row, or a pending row the schedule allows (daily: only
+ * the newest that was due, the older ones skipped).  *wake gets the next
+ * daily time when rows wait for it.
+ */
+static int64_t
+sweep_pick(struct sweeper *sw, const struct config_sweep *w,
+    const struct sweep_rows *rows, int64_t *wake)
+{
+	const struct store_sweep_ref *due = NULL;
+	struct sweep_params sp;
+	int64_t last, next;
+	size_t i;
+	int waiting = 0, asked = sweeper_now_pending(sw, w->name);
+
+	sweep_plan(w, &sp);
+	for (i = 0; i < rows->n; i++)
+		if ((rows->r[i].state == STORE_SWEEP_BASELINE &&
+		    rows->r[i].runs < sp.first) ||
+		    rows->r[i].state == STORE_SWEEP_SAMPLING)
+			return rows->r[i].id;
+	for (i = 0; i < rows->n; i++) {
+		if (rows->r[i].state != STORE_SWEEP_PENDING ||
+		    sweeper_row_skipped(&rows->r[i]))
+			continue;
+		if (w->schedule.kind != CONFIG_SCHEDULE_DAILY)
+			return rows->r[i].id;
+		if (!sweeper_row_due(w, asked, rows->r[i].created_ms)) {
+			waiting = 1;
+			continue;
+		}
+		if (due != NULL)
+			sweeper_skip(sw, w, due, rows->r[i].ref);
+		due = &rows->r[i];
+	}
+	/* Asked: every pending row was due, the newest taken (if any). */
+	if (asked)
+		sweeper_set_word(sw, w->name, SWEEPER_WATCHING);
+	if (due == NULL && waiting) {
+		sweeper_daily_due(w->schedule.minute, daemon_now_ms(), &last,
+		    &next);
+		if (*wake == 0 || next < *wake)
+			*wake = next;
+	}
+	return due != NULL ? due->id : 0;
+}
+
+/*
+ * Once per start: compared rows with changes and no linked bisection (a
+ * kill -9 between the verdict and the hook) get the hook again.
+ */
+static void
+sweep_recover(struct sweeper *sw, const struct config_sweep *w,
+    const struct sweep_rows *rows)
+{
+	json_error_t jerr;
+	json_t *res;
+	size_t i;
+
+	for (i = 0; i < rows->n; i++) {
+		if (rows->r[i].state != STORE_SWEEP_COMPARED ||
+		    rows->r[i].bisection != 0 || rows->r[i].result == NULL)
+			continue;
+		if ((res = json_loads(rows->r[i].result, 0, &jerr)) == NULL)
+			continue;
+		if (json_array_size(json_object_get(res, "changed")) > 0) {
+			log_info("sweep %s: %s changed and has no bisection "
+			    "yet", w->name, rows->r[i].ref);
+			sweep_changed(sw, w, rows, &rows->r[i], res);
+		}
+		json_decref(res);
+	}
+}
+
+/* One sweep's turn: the current row topped up, or the next one taken. */
+static void
+sweep_work_one(struct sweeper *sw, const struct config_sweep *w,
+    int64_t *wake)
+{
+	struct sweep_cur *c = sweep_cur_get(sw, w->name);
+	struct sweep_rows rows;
+	struct bd_error err;
+	int64_t id;
+
+	if (c->row != 0) {
+		if (c->inflight == 0)
+			sweep_top_up(sw, w, c);
+		return;
+	}
+	if (sweep_rows_load(sw, w->name, &rows, &err) < 0) {
+		log_warnx("sweep %s: %s", w->name, err.msg);
+		return;
+	}
+	if (!sw->recovered)
+		sweep_recover(sw, w, &rows);
+	id = sweep_pick(sw, w, &rows, wake);
+	sweep_rows_free(&rows);
+	if (id == 0)
+		return;
+	c->row = id;
+	c->inflight = 0;
+	sweep_top_up(sw, w, c);
+}
+
+/* One pass over every sweep, then a wake-up for the next daily time. */
+static void
+sweep_timer_cb(uv_timer_t *t)
+{
+	struct sweeper *sw = t->data;
+	const struct config *cfg = sweeper_config(sw);
+	int64_t wake = 0, now;
+	size_t i;
+
+	if (sw->stopping || sw->env.sched == NULL)
+		return;
+	for (i = 0; i < cfg->nsweeps; i++)
+		sweep_work_one(sw, &cfg->sweeps[i], &wake);
+	sw->recovered = 1;
+	if (wake != 0 && !uv_is_active((uv_handle_t *)&sw->timer)) {
+		now = daemon_now_ms();
+		wake = wake > now ? wake - now : 0;
+		uv_timer_start(&sw->timer, sweep_timer_cb, (uint64_t)(wake <
+		    SWEEP_WAKE_MAX ? wake : SWEEP_WAKE_MAX), 0);
+	}
+}
+
+/* Coalesced: many events in one loop turn make one pass. */
+void
+sweeper_kick(struct sweeper *sw)
+{
+	if (sw == NULL || !sw->timer_ready || sw->stopping)
+		return;
+	uv_timer_start(&sw->timer, sweep_timer_cb, 0, 0);
+}
+
+/* Shutdown: the timer closes so that the loop can end. */
+void
+sweeper_stop(struct sweeper *sw)
+{
+	if (sw == NULL || sw->stopping)
+		return;
+	sw->stopping = 1;
+	if (sw->timer_ready)
+		uv_close((uv_handle_t *)&sw->timer, NULL);
+}
