@@ -195,16 +195,22 @@ tst_free_port(void)
 
 /*
  * Git commands the tests run (commit-tree, tag) need an identity, and a
- * clean CI machine has no ~/.gitconfig: every process of the runner gets
- * one unless the environment already names one.
+ * clean CI machine has no ~/.gitconfig, while a developer's may sign
+ * commits or run hooks: every process of the runner reads the tests' own
+ * global config instead (tests/support/gitconfig).  It is the global
+ * scope, so a fixture repository's own user.name still wins.
  */
 __attribute__((constructor)) static void
-tst_git_identity(void)
+tst_git_config(void)
 {
-	setenv("GIT_AUTHOR_NAME", "bisectd tests", 0);
-	setenv("GIT_AUTHOR_EMAIL", "tests@bisectd.invalid", 0);
-	setenv("GIT_COMMITTER_NAME", "bisectd tests", 0);
-	setenv("GIT_COMMITTER_EMAIL", "tests@bisectd.invalid", 0);
+	const char *src = getenv("BISECTD_SRCDIR");
+	char *path;
+
+	if (src == NULL || getenv("GIT_CONFIG_GLOBAL") != NULL)
+		return;
+	xasprintf(&path, "%s/tests/support/gitconfig", src);
+	setenv("GIT_CONFIG_GLOBAL", path, 1);
+	free(path);
 }
 
 /* The runner process itself, set before the first test starts. */
