@@ -192,6 +192,7 @@ struct config_lab {
 	char		*group;			/* the host group it serves */
 	char		*job_template;		/* YAML file, required */
 	char		*artifact_url;		/* template; NULL: {artifact_url} is "" */
+	char		*build_group;		/* SSH group building first; NULL: none */
 	unsigned	 max_jobs;		/* in flight at once */
 	unsigned	 priority;		/* LAVA priority 0..100, {priority} */
 	uint64_t	 poll_interval_ms;	/* first poll delay; backs off */
@@ -205,6 +206,10 @@ struct config_lab_values {
 	const char	*run_id;
 	const char	*benchmark;
 	const char	*job_name;		/* {job_name}: the run's description */
+	/* Where the build host left the artifact ({artifact}, {build_host}
+	 * in artifact_url); NULL when the lab builds for itself. */
+	const char	*artifact;
+	const char	*build_host;
 };
 
 struct config_hold;
@@ -360,7 +365,11 @@ extern const struct name_value config_role_words[];
 int	config_lab_render(const struct config_lab *lab,
 	    const struct config_lab_values *v, char **out,
 	    struct bd_error *err);
-/* The lab's artifact_url with v substituted ("" when unset); caller frees. */
+/*
+ * The lab's artifact_url with v substituted ("" when unset); caller frees.
+ * {short}, {commit}, {benchmark}, {run_id}, {artifact} (the path the
+ * build left on the build host) and {build_host} are replaced as they are.
+ */
 char	*config_lab_artifact(const struct config_lab *lab,
 	    const struct config_lab_values *v);
 /* Checks that text is one well-formed YAML document mapping. */

@@ -35,7 +35,11 @@ const struct config_key config_lab_keys[CONFIG_LAB_NKEYS] = {
 	    "{run_id}, {benchmark} and {job_name} placeholders."),
 	KEY(config_lab, artifact_url, string, 0, 0, 0, NULL, RESTART,
 	    "Where the lab fetches the kernel, a template such as "
-	    "http://files/{short}/bzImage."),
+	    "http://files/{short}/bzImage; {artifact} and {build_host} name "
+	    "where build_group's build left it."),
+	KEY(config_lab, build_group, name, 0, 0, 0, NULL, RESTART,
+	    "SSH host group whose build hosts build each commit first (once, "
+	    "through the build cache); unset, the job builds for itself."),
 	KEY(config_lab, max_jobs, uint, 0, 1, 10000, "4", RESTART,
 	    "Jobs in flight in the lab at once."),
 	KEY(config_lab, priority, uint, 0, 0, 100, "50", RESTART,
@@ -68,6 +72,7 @@ config_lab_release(struct config_lab *l)
 	free(l->group);
 	free(l->job_template);
 	free(l->artifact_url);
+	free(l->build_group);
 	free(l->build_case);
 }
 
@@ -428,35 +433,62 @@ config_lab_artifact(const struct config_lab *lab,
     const struct config_lab_values *v)
 {
 	struct lab_vars vars[10];
-	char shortc[LAB_SHORT_LEN + 1], prio[16], *out = NULL;
-	struct bd_error err;
-	const char *p;
+	struct lab_buf b = { NULL, 0, 0 };
+	char shortc[LAB_SHORT_LEN + 1], prio[16];
+	const char *p, *val;
 	size_t n;
 
 	if (lab->artifact_url == NULL)
 		return xstrdup("");
 	lab_fill_vars(vars, lab, v, shortc, sizeof(shortc), prio, sizeof(prio));
+	vars[7] = (struct lab_vars){ "artifact",
+	    v->artifact ? v->artifact : "" };
+	vars[8] = (struct lab_vars){ "build_host",
+	    v->build_host ? v->build_host : "" };
+	vars[9] = (struct lab_vars){ NULL, NULL };
 	/* A URL is one plain word: substitute without YAML rules. */
-	{
-		struct lab_buf b = { NULL, 0, 0 };
-
-		lab_puts(&b, "");
-		for (p = lab->artifact_url; *p != '\0'; p++) {
-			const char *val;
-
-			for (n = 1; p[n] >= 'a' && p[n] <= 'z'; n++)
-				;
-			if (*p == '{' && p[n] == '}' &&
-			    (val = lab_var(vars, p + 1, n - 1)) != NULL) {
-				lab_puts(&b, val);
-				p += n;
-			} else
-				lab_put(&b, p, 1);
-		}
-		out = b.p;
+	lab_puts(&b, "");
+	for (p = lab->artifact_url; *p != '\0'; p++) {
+		for (n = 1; (p[n] >= 'a' && p[n] <= 'z') || p[n] == '_'; n++)
+			;
+		if (*p == '{' && p[n] == '}' &&
+		    (val = lab_var(vars, p + 1, n - 1)) != NULL) {
+			lab_puts(&b, val);
+			p += n;
+		} else
+			lab_put(&b, p, 1);
 	}
-	(void)err;
-	return out;
+	return b.p;
+}
+
+/* The placeholders artifact_url may hold; any other is a typo. */
+static const char *const lab_artifact_names[] = {
+	"commit", "short", "benchmark", "run_id", "artifact", "build_host",
+	"device_type", "priority", "job_name", NULL,
+};
+
+/* 0, or -1 with the unknown placeholder's name in bad. */
+static int
+lab_artifact_check(const char *tmpl, char *bad, size_t badsz)
+{
+	const char *p;
+	size_t n, i;
+
+	for (p = tmpl; (p = strchr(p, '{')) != NULL; p++) {
+		for (n = 1; (p[n] >= 'a' && p[n] <= 'z') || p[n] == '_'; n++)
+			;
+		if (p[n] != '}')
+			continue;
+		for (i = 0; lab_artifact_names[i] != NULL; i++)
+			if (strlen(lab_artifact_names[i]) == n - 1 &&
+			    strncmp(lab_artifact_names[i], p + 1, n - 1) == 0)
+				break;
+		if (lab_artifact_names[i] == NULL) {
+			snprintf(bad, badsz, "%.*s", (int)(n - 1), p + 1);
+			return -1;
+		}
+	}
+	return 0;
 }
 
 /* Reads the whole template file (at most LAB_TEMPLATE_MAX bytes). */
@@ -561,10 +593,12 @@ config_lab_finish(struct config_ctx *ctx)
 		.commit = "0123456789abcdef0123456789abcdef01234567",
 		.run_id = "1", .benchmark = "bench",
 		.job_name = "bisectd check run 1",
+		.artifact = "/bisectd-check/artifact",
+		.build_host = "bisectd-check-host",
 	};
 	struct bd_error err;
 	const char *p;
-	char *out = NULL, *tag, *save = NULL, *copy;
+	char *out = NULL, *tag, *save = NULL, *copy, *art, bad[32];
 
 	if (l->url != NULL && strncmp(l->url, "http://", 7) != 0 &&
 	    strncmp(l->url, "https://", 8) != 0)
@@ -579,7 +613,7 @@ config_lab_finish(struct config_ctx *ctx)
 				    ctx->label, "tags", "invalid tag '%s'", tag);
 		free(copy);
 	}
-	if (l->artifact_url != NULL)
+	if (l->artifact_url != NULL) {
 		for (p = l->artifact_url; *p != '\0'; p++)
 			if (*p == ' ' || *p == '\'' || *p == '"') {
 				config_error(ctx, config_key_line(ctx,
@@ -587,8 +621,18 @@ config_lab_finish(struct config_ctx *ctx)
 				    "must not hold spaces or quotes");
 				break;
 			}
+		if (lab_artifact_check(l->artifact_url, bad, sizeof(bad)) < 0)
+			config_error(ctx, config_key_line(ctx, "artifact_url"),
+			    ctx->label, "artifact_url", "unknown placeholder "
+			    "{%s}", bad);
+	}
+	if (l->build_group != NULL && l->artifact_url == NULL)
+		config_error(ctx, config_key_line(ctx, "build_group"),
+		    ctx->label, "build_group", "needs artifact_url: the lab "
+		    "fetches what the build host built from there");
 	if (l->job_template == NULL || l->device_type == NULL)
 		return;
+	art = config_lab_artifact(l, &sample);
 	if (config_lab_render(l, &sample, &out, &err) < 0)
 		config_error(ctx, config_key_line(ctx, "job_template"),
 		    ctx->label, "job_template", "%s", err.msg);
@@ -596,6 +640,12 @@ config_lab_finish(struct config_ctx *ctx)
 		config_error(ctx, config_key_line(ctx, "job_template"),
 		    ctx->label, "job_template", "must set job_name: "
 		    "{job_name} (jobs are found again by it)");
+	else if (l->build_group != NULL && *art != '\0' &&
+	    strstr(out, art) == NULL)
+		config_error(ctx, config_key_line(ctx, "job_template"),
+		    ctx->label, "job_template", "must use {artifact_url}: "
+		    "build_group builds the artifact the job runs");
+	free(art);
 	free(out);
 }
 
@@ -621,4 +671,15 @@ config_lab_check(struct config_ctx *ctx, const struct config_lab *l)
 		config_error(ctx, l->line, label, "group", "group %s is "
 		    "served by [lab %s] already", l->group,
 		    config_lab_for_group(cfg, l->group)->name);
+	if (l->build_group == NULL)
+		return;
+	if (config_lab_for_group(cfg, l->build_group) != NULL)
+		config_error(ctx, l->line, label, "build_group", "group %s is "
+		    "served by [lab %s], not by SSH build hosts",
+		    l->build_group,
+		    config_lab_for_group(cfg, l->build_group)->name);
+	else if (!(config_group_roles(cfg, l->build_group) &
+	    CONFIG_ROLE_BUILD))
+		config_error(ctx, l->line, label, "build_group", "no [host] "
+		    "with the build role has group = %s", l->build_group);
 }
