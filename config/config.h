@@ -336,6 +336,12 @@ const struct config_lab		*config_lab_find(const struct config *cfg,
 /* The lab serving group, or NULL when SSH hosts serve it. */
 const struct config_lab		*config_lab_for_group(const struct config *cfg,
 				    const char *group);
+/*
+ * The group whose builds (and build cache rows) serve group's runs: a
+ * lab's build_group, else group itself.
+ */
+const char			*config_build_group(const struct config *cfg,
+				    const char *group);
 const struct config_metric	*config_metric_find(
 				    const struct config_benchmark *b,
 				    const char *name);

@@ -96,6 +96,15 @@ config_lab_for_group(const struct config *cfg, const char *group)
 	return NULL;
 }
 
+/* A lab with build_group has its commits built there. */
+const char *
+config_build_group(const struct config *cfg, const char *group)
+{
+	const struct config_lab *l = config_lab_for_group(cfg, group);
+
+	return l != NULL && l->build_group != NULL ? l->build_group : group;
+}
+
 /* Growing output buffer of the renderer. */
 struct lab_buf {
 	char	*p;

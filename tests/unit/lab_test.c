@@ -330,3 +330,33 @@ Test(lab, config_checks_build_group)
 	tst_rmrf(dir);
 	free(dir);
 }
+
+/* A lab's builds are cached under its build_group, others under their own. */
+Test(lab, build_group_is_where_builds_are_cached)
+{
+	char *dir = tst_tmpdir("labbc"), *conf;
+	struct config cfg;
+	struct config_errors errs = { NULL, 0 };
+
+	cr_assert_not_null(dir);
+	free(tst_write_file(dir, "j.yaml", "device_type: {device_type}\n"
+	    "job_name: {job_name}\nkernel: {artifact_url}\n"));
+	conf = tst_write_file(dir, "c.conf", "[host b]\naddress = 127.0.0.1\n"
+	    "user = u\nidentity = k\nknown_hosts = kh\ngroup = builders\n\n"
+	    "[lab l]\nurl = http://x\ntoken_file = t\ndevice_type = ssh\n"
+	    "group = lava\njob_template = j.yaml\nbuild_group = builders\n"
+	    "artifact_url = {artifact}\n\n"
+	    "[lab m]\nurl = http://x\ntoken_file = t\ndevice_type = ssh\n"
+	    "group = lava2\njob_template = j.yaml\n");
+	config_init(&cfg);
+	cr_assert_eq(config_load(&cfg, conf, &errs), 0, "%s",
+	    errs.n ? errs.msgs[0] : "");
+	cr_expect_str_eq(config_build_group(&cfg, "lava"), "builders");
+	cr_expect_str_eq(config_build_group(&cfg, "lava2"), "lava2");
+	cr_expect_str_eq(config_build_group(&cfg, "builders"), "builders");
+	config_release(&cfg);
+	config_errors_release(&errs);
+	free(conf);
+	tst_rmrf(dir);
+	free(dir);
+}
