@@ -48,6 +48,7 @@ struct labbuild_run {
 	char		*commit, *run_id, *group, *log_dir, *lab_job;
 	unsigned	 max_attempts;
 	int		 resumed;
+	int		 stopped;		/* cancelled while its build stops */
 	backend_record_cb *record;
 	backend_job_cb	*job;
 	void		*arg;
@@ -177,7 +178,10 @@ labbuild_build_done(void *arg, const struct step_result *last,
 	while ((r = TAILQ_FIRST(&b->waiters)) != NULL) {
 		TAILQ_REMOVE(&b->waiters, r, entry);
 		r->build = NULL;
-		if (b->outcome == STEP_OK && last->outcome == STEP_OK) {
+		if (r->stopped)
+			labbuild_end_with(r, STEP_CANCELLED, NULL, "cancelled "
+			    "while building", attempts);
+		else if (b->outcome == STEP_OK && last->outcome == STEP_OK) {
 			if (labbuild_to_lab(r, b->artifact, b->host, &err) < 0)
 				labbuild_end_with(r, STEP_INFRA, NULL, err.msg,
 				    attempts);
@@ -284,23 +288,30 @@ out:
 }
 
 /*
- * A run still waiting for its build leaves it; the build itself stops
- * when nobody waits for it any more.  The build may end (and be freed)
- * inside stopping it, so it is not touched after.
+ * A run still waiting for its build leaves it at once while others wait
+ * too.  The last one stops the build and ends with it, so the run is not
+ * over before the work on the build host is: the scheduler tears the
+ * pool down only once every run has ended.  The build (and the run) may
+ * end inside stopping it, so neither is touched after.
  */
 static void
 labbuild_leave(struct labbuild_run *r, int detach, const char *why)
 {
 	struct labbuild_build *b = r->build;
 
-	TAILQ_REMOVE(&b->waiters, r, entry);
-	r->build = NULL;
-	if (TAILQ_EMPTY(&b->waiters) && b->run != NULL) {
+	if (TAILQ_FIRST(&b->waiters) == r && TAILQ_NEXT(r, entry) == NULL &&
+	    b->run != NULL) {
+		if (r->stopped)
+			return;
+		r->stopped = 1;
 		if (detach)
 			backend_detach(b->run);
 		else
 			backend_cancel(b->run);
+		return;
 	}
+	TAILQ_REMOVE(&b->waiters, r, entry);
+	r->build = NULL;
 	labbuild_end_with(r, STEP_CANCELLED, NULL, why, 0);
 }
 

@@ -38,6 +38,7 @@ struct fake {
 	size_t		 n;
 	unsigned	 capacity, free;
 	const char	*trouble;
+	int		 async_cancel;	/* a cancel ends the run later */
 };
 
 static int
@@ -96,6 +97,8 @@ fake_cancel(struct backend_run *br)
 	memset(&res, 0, sizeof(res));
 	res.outcome = STEP_CANCELLED;
 	r->cancelled = 1;
+	if (((struct fake *)br->be->impl)->async_cancel)
+		return;
 	r->over = 1;
 	r->cb(r->arg, &res, 1);
 }
@@ -406,5 +409,40 @@ Test(labbuild, cancel_reaches_the_build_when_nobody_waits)
 	cr_expect(w.lab.runs[0]->detached);
 	cr_expect_eq(h3.dones, 1);
 	cr_expect_eq(h1.records + h2.records + h3.records, 0);
+	world_down();
+}
+
+/*
+ * A build host takes its time to stop: the run ends when the build has,
+ * never before (the pool outlives every run), and a build that finished
+ * meanwhile sends nothing to the lab.
+ */
+Test(labbuild, last_run_ends_only_when_its_build_has_stopped)
+{
+	struct heard h1, h2;
+	struct backend_run *r;
+
+	world_up();
+	w.builder.async_cancel = 1;
+	r = submit(C1, "1", &h1);
+	w.builder.runs[0]->where = "b1";
+	backend_cancel(r);
+	cr_expect(w.builder.runs[0]->cancelled);
+	cr_expect_eq(h1.dones, 0, "ended while its build still ran");
+	cr_expect_str_eq(backend_where(r), "b1");
+	/* A second cancel asks nothing more. */
+	backend_cancel(r);
+	fake_end(&w.builder, 0, 0, STEP_CANCELLED, NULL, NULL, "killed");
+	cr_expect_eq(h1.dones, 1);
+	cr_expect_eq(h1.ended, STEP_CANCELLED);
+	/* Detached at shutdown while the build succeeds: no lab job. */
+	r = submit(C2, "2", &h2);
+	backend_detach(r);
+	cr_expect(w.builder.runs[1]->detached);
+	fake_end(&w.builder, 1, 1, STEP_OK, "b1", "/w/c2", "");
+	cr_expect_eq(w.lab.n, 0);
+	cr_expect_eq(h2.records, 0);
+	cr_expect_eq(h2.dones, 1);
+	cr_expect_eq(h2.ended, STEP_CANCELLED);
 	world_down();
 }
