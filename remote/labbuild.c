@@ -43,15 +43,10 @@ struct labbuild_run {
 	struct labbuild	*lb;
 	struct labbuild_build *build;		/* while it waits for one */
 	struct backend_run *lab;		/* once the lab has it */
-	const struct config_benchmark *bench;
-	const struct cache *cache;
+	/* The caller's spec; its strings point at the copies below. */
+	struct backend_spec spec;
 	char		*commit, *run_id, *group, *log_dir, *lab_job;
-	unsigned	 max_attempts;
-	int		 resumed;
 	int		 stopped;		/* cancelled while its build stops */
-	backend_record_cb *record;
-	backend_job_cb	*job;
-	void		*arg;
 	backend_done_cb	*done;
 	void		*done_arg;
 	TAILQ_ENTRY(labbuild_run) entry;	/* in build->waiters */
@@ -113,23 +108,10 @@ static int
 labbuild_to_lab(struct labbuild_run *r, const char *artifact,
     const char *host, struct bd_error *err)
 {
-	struct backend_spec spec;
+	struct backend_spec spec = r->spec;
 
-	memset(&spec, 0, sizeof(spec));
-	spec.bench = r->bench;
-	spec.commit = r->commit;
-	spec.run_id = r->run_id;
-	spec.group = r->group;
-	spec.log_dir = r->log_dir;
-	spec.cache = r->cache;
-	spec.max_attempts = r->max_attempts;
-	spec.lab_job = r->lab_job;
-	spec.resumed = r->resumed;
 	spec.artifact = artifact;
 	spec.build_host = host;
-	spec.record = r->record;
-	spec.job = r->job;
-	spec.arg = r->arg;
 	return backend_submit(r->lb->lab, &spec, labbuild_lab_done, r,
 	    &r->lab, err);
 }
@@ -187,7 +169,7 @@ labbuild_build_done(void *arg, const struct step_result *last,
 				    attempts);
 		} else if (b->outcome == STEP_FAILED) {
 			b->res.host = b->host;
-			r->record(r->arg, &b->res, b->host);
+			r->spec.record(r->spec.arg, &b->res, b->host);
 			snprintf(msg, sizeof(msg), "%s", b->res.err.msg);
 			labbuild_end_with(r, STEP_FAILED, NULL, msg, attempts);
 		} else
@@ -217,14 +199,14 @@ labbuild_build_for(struct labbuild *lb, struct labbuild_run *r,
 	b->key.group = lb->build_group;
 	b->outcome = -1;
 	TAILQ_INIT(&b->waiters);
-	memset(&spec, 0, sizeof(spec));
-	spec.bench = r->bench;
-	spec.commit = r->commit;
-	spec.run_id = r->run_id;
+	/* The run's own spec, on the build group, reporting here. */
+	spec = r->spec;
 	spec.group = lb->build_group;
-	spec.log_dir = r->log_dir;
-	spec.cache = r->cache;
+	spec.max_attempts = 0;
+	spec.lab_job = NULL;
+	spec.resumed = 0;
 	spec.record = labbuild_build_record;
+	spec.job = NULL;
 	spec.arg = b;
 	if (backend_submit(lb->builder, &spec, labbuild_build_done, b,
 	    &b->run, err) < 0) {
@@ -248,18 +230,12 @@ labbuild_submit(struct backend *be, const struct backend_spec *spec,
 
 	r->base.be = be;
 	r->lb = lb;
-	r->bench = spec->bench;
-	r->cache = spec->cache;
-	r->commit = xstrdup(spec->commit);
-	r->run_id = xstrdup(spec->run_id);
-	r->group = labbuild_dup(spec->group);
-	r->log_dir = labbuild_dup(spec->log_dir);
-	r->lab_job = labbuild_dup(spec->lab_job);
-	r->max_attempts = spec->max_attempts;
-	r->resumed = spec->resumed;
-	r->record = spec->record;
-	r->job = spec->job;
-	r->arg = spec->arg;
+	r->spec = *spec;
+	r->spec.commit = r->commit = xstrdup(spec->commit);
+	r->spec.run_id = r->run_id = xstrdup(spec->run_id);
+	r->spec.group = r->group = labbuild_dup(spec->group);
+	r->spec.log_dir = r->log_dir = labbuild_dup(spec->log_dir);
+	r->spec.lab_job = r->lab_job = labbuild_dup(spec->lab_job);
 	r->done = cb;
 	r->done_arg = arg;
 	*out = &r->base;

@@ -88,18 +88,6 @@ lb_setup(const char *tag)
 	svc_setup_with(tag, 1, NULL, 0, lb_sections);
 }
 
-/* The lab's row in `hosts` (caller decrefs). */
-static json_t *
-lb_lab_row(void)
-{
-	json_t *r = svc_req("{\"cmd\":\"hosts\"}"), *l;
-
-	l = json_incref(json_array_get(json_object_get(r, "labs"), 0));
-	json_decref(r);
-	cr_assert_not_null(l, "hosts shows no lab");
-	return l;
-}
-
 static const char *
 lb_str(json_t *o, const char *key)
 {
@@ -132,7 +120,7 @@ static char *
 lb_stuck(json_t *b)
 {
 	char *inst = lavaapi_instance(svc.td.db), *msg, *status;
-	json_t *l = lb_lab_row(), *jobs, *j;
+	json_t *l = lavaapi_lab_row(), *jobs, *j;
 	int64_t run;
 
 	status = json_dumps(b, JSON_COMPACT);
@@ -214,7 +202,7 @@ lb_wait_lab_ok(void)
 	int i;
 
 	for (i = 0; i < LB_STALL_S * 5; i++) {
-		l = lb_lab_row();
+		l = lavaapi_lab_row();
 		if (strcmp(lb_str(l, "health"), "ok") == 0) {
 			json_decref(l);
 			return;
@@ -222,25 +210,9 @@ lb_wait_lab_ok(void)
 		json_decref(l);
 		usleep(200 * 1000);
 	}
-	l = lb_lab_row();
+	l = lavaapi_lab_row();
 	cr_assert_fail("the lab never became ok: %s, %s", lb_str(l, "health"),
 	    lb_str(l, "last_error"));
-}
-
-static int64_t
-lb_bisect(void)
-{
-	json_t *r = svc_req("{\"cmd\":\"bisect\",\"good\":[\"%s\"],"
-	    "\"bad\":\"%s\",\"benchmark\":\"labspin\",\"metric\":"
-	    "\"runtime_ms\",\"group\":\"lava\"}", svc.good, svc.bad);
-	int64_t id;
-
-	cr_assert(json_is_true(json_object_get(r, "ok")), "bisect: %s",
-	    json_string_value(json_object_get(json_object_get(r, "error"),
-	    "message")));
-	id = json_integer_value(json_object_get(r, "bisection"));
-	json_decref(r);
-	return id;
 }
 
 /* The commits of the bisection's runs in state (one SQL string each). */
@@ -307,7 +279,7 @@ Test(lava_build, lab_runs_what_the_build_host_built)
 
 	lb_setup("lava-build");
 	lb_wait_lab_ok();
-	b = lb_wait(lb_bisect(), lb_ended);
+	b = lb_wait(lavaapi_bisect("labspin"), lb_ended);
 	svc_assert_culprit(b);
 	svc_assert_samples_consistent(json_integer_value(json_object_get(b,
 	    "id")));
@@ -371,7 +343,7 @@ Test(lava_build, failed_build_is_skipped_without_a_lab_job)
 	lb_fail_one = 1;
 	lb_setup("lava-build-fail");
 	lb_wait_lab_ok();
-	id = lb_bisect();
+	id = lavaapi_bisect("labspin");
 	b = lb_wait(id, lb_skipped);
 	json_decref(b);
 	xasprintf(&path, "%s/broken", svc.dir);

@@ -137,12 +137,7 @@ lava_jobs_of(const char *instance, int64_t run)
 static json_t *
 lava_lab_row(void)
 {
-	json_t *r = svc_req("{\"cmd\":\"hosts\"}"), *l;
-
-	l = json_incref(json_array_get(json_object_get(r, "labs"), 0));
-	json_decref(r);
-	cr_assert_not_null(l, "hosts shows no lab");
-	return l;
+	return lavaapi_lab_row();
 }
 
 /* Waits until the lab's health word is want; returns the row. */
@@ -225,17 +220,7 @@ lava_wait(int64_t id)
 static int64_t
 lava_bisect(void)
 {
-	json_t *r = svc_req("{\"cmd\":\"bisect\",\"good\":[\"%s\"],"
-	    "\"bad\":\"%s\",\"benchmark\":\"spin\",\"metric\":"
-	    "\"runtime_ms\",\"group\":\"lava\"}", svc.good, svc.bad);
-	int64_t id;
-
-	cr_assert(json_is_true(json_object_get(r, "ok")), "bisect: %s",
-	    json_string_value(json_object_get(json_object_get(r, "error"),
-	    "message")));
-	id = json_integer_value(json_object_get(r, "bisection"));
-	json_decref(r);
-	return id;
+	return lavaapi_bisect("spin");
 }
 
 /* Every run goes through the lab, and the planted culprit is found. */

@@ -125,3 +125,33 @@ lavaapi_assert_one_job_per_run(int64_t id)
 	json_decref(r);
 	free(inst);
 }
+
+/* The lab tests run one lab: the first row is theirs. */
+json_t *
+lavaapi_lab_row(void)
+{
+	json_t *r = svc_req("{\"cmd\":\"hosts\"}"), *l;
+
+	l = json_incref(json_array_get(json_object_get(r, "labs"), 0));
+	json_decref(r);
+	cr_assert_not_null(l, "hosts shows no lab");
+	return l;
+}
+
+/* Every lab test serves group "lava" with its lab. */
+int64_t
+lavaapi_bisect(const char *benchmark)
+{
+	json_t *r = svc_req("{\"cmd\":\"bisect\",\"good\":[\"%s\"],"
+	    "\"bad\":\"%s\",\"benchmark\":\"%s\",\"metric\":"
+	    "\"runtime_ms\",\"group\":\"lava\"}", svc.good, svc.bad,
+	    benchmark);
+	int64_t id;
+
+	cr_assert(json_is_true(json_object_get(r, "ok")), "bisect: %s",
+	    json_string_value(json_object_get(json_object_get(r, "error"),
+	    "message")));
+	id = json_integer_value(json_object_get(r, "bisection"));
+	json_decref(r);
+	return id;
+}

@@ -25,5 +25,9 @@ json_t	*lavaapi_jobs_of(const char *url, const char *instance, int64_t run);
  * submitted twice.
  */
 void	 lavaapi_assert_one_job_per_run(int64_t id);
+/* The first lab's row in the svc daemon's `hosts` (caller decrefs). */
+json_t	*lavaapi_lab_row(void);
+/* A bisection of the svc fixture's range with benchmark on group "lava". */
+int64_t	 lavaapi_bisect(const char *benchmark);
 
 #endif
