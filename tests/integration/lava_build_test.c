@@ -313,8 +313,8 @@ Test(lava_build, lab_runs_what_the_build_host_built)
 	xasprintf(&path, "jobs/%lld/", (long long)json_integer_value(
 	    json_object_get(json_array_get(jobs, 0), "id")));
 	job = lavaapi_get(lavaapi_url(), path);
-	def = json_string_value(json_object_get(job, "definition"));
-	cr_assert_not_null(def, "job %s has no definition", path);
+	def = json_string_value(json_object_get(job, "original_definition"));
+	cr_assert_not_null(def, "job %s has no original_definition", path);
 	xasprintf(&want, "runart.sh %s/w0/src-%.12s/bench", svc.dir,
 	    lb_str(r, "rev"));
 	cr_expect_not_null(strstr(def, want), "%s not in:\n%s", want, def);
