@@ -375,15 +375,23 @@ relay_side_start(struct relay_side *sd)
 	    sd);
 }
 
-/* "N\nHASH  -\n" from the checksum command. */
+/*
+ * "N\nHASH  -\n" from the checksum command.  The tail is no C string (it
+ * ends at tail_len, with no NUL): sscanf reads a terminated copy.
+ */
 static int
 relay_parse_sum(struct relay_side *sd, const struct exec_result *x)
 {
-	char hash[80];
+	char text[256], hash[80];
 	unsigned long long size;
+	size_t n;
 
-	if (x->tail == NULL || sscanf(x->tail, "%llu %79s", &size, hash) != 2 ||
-	    strlen(hash) != 64)
+	if (x->tail == NULL)
+		return -1;
+	n = x->tail_len < sizeof(text) - 1 ? x->tail_len : sizeof(text) - 1;
+	memcpy(text, x->tail, n);
+	text[n] = '\0';
+	if (sscanf(text, "%llu %79s", &size, hash) != 2 || strlen(hash) != 64)
 		return -1;
 	sd->size = size;
 	memcpy(sd->sum, hash, 65);
