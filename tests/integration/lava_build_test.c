@@ -279,6 +279,9 @@ Test(lava_build, lab_runs_what_the_build_host_built)
 
 	lb_setup("lava-build");
 	lb_wait_lab_ok();
+	r = lavaapi_lab_row();
+	cr_expect_str_eq(lb_str(r, "build_group"), "lab");
+	json_decref(r);
 	b = lb_wait(lavaapi_bisect("labspin"), lb_ended);
 	svc_assert_culprit(b);
 	svc_assert_samples_consistent(json_integer_value(json_object_get(b,
