@@ -192,6 +192,7 @@ struct config_lab {
 	char		*group;			/* the host group it serves */
 	char		*job_template;		/* YAML file, required */
 	char		*artifact_url;		/* template; NULL: {artifact_url} is "" */
+	char		*build_group;		/* SSH group building first; NULL: none */
 	unsigned	 max_jobs;		/* in flight at once */
 	unsigned	 priority;		/* LAVA priority 0..100, {priority} */
 	uint64_t	 poll_interval_ms;	/* first poll delay; backs off */
@@ -205,6 +206,10 @@ struct config_lab_values {
 	const char	*run_id;
 	const char	*benchmark;
 	const char	*job_name;		/* {job_name}: the run's description */
+	/* Where the build host left the artifact ({artifact}, {build_host}
+	 * in artifact_url); NULL when the lab builds for itself. */
+	const char	*artifact;
+	const char	*build_host;
 };
 
 struct config_hold;
@@ -331,6 +336,12 @@ const struct config_lab		*config_lab_find(const struct config *cfg,
 /* The lab serving group, or NULL when SSH hosts serve it. */
 const struct config_lab		*config_lab_for_group(const struct config *cfg,
 				    const char *group);
+/*
+ * The group whose builds (and build cache rows) serve group's runs: a
+ * lab's build_group, else group itself.
+ */
+const char			*config_build_group(const struct config *cfg,
+				    const char *group);
 const struct config_metric	*config_metric_find(
 				    const struct config_benchmark *b,
 				    const char *name);
@@ -360,7 +371,11 @@ extern const struct name_value config_role_words[];
 int	config_lab_render(const struct config_lab *lab,
 	    const struct config_lab_values *v, char **out,
 	    struct bd_error *err);
-/* The lab's artifact_url with v substituted ("" when unset); caller frees. */
+/*
+ * The lab's artifact_url with v substituted ("" when unset); caller frees.
+ * {short}, {commit}, {benchmark}, {run_id}, {artifact} (the path the
+ * build left on the build host) and {build_host} are replaced as they are.
+ */
 char	*config_lab_artifact(const struct config_lab *lab,
 	    const struct config_lab_values *v);
 /* Checks that text is one well-formed YAML document mapping. */

@@ -166,7 +166,7 @@ void	config_section_key(struct config_ctx *ctx, const char *name,
 void	config_check_references(struct config_ctx *ctx);
 
 /* lab.c: the [lab] rows and section hooks. */
-#define CONFIG_LAB_NKEYS	12
+#define CONFIG_LAB_NKEYS	13
 extern const struct name_value config_lab_type_words[];
 extern const struct config_key config_lab_keys[CONFIG_LAB_NKEYS];
 int	config_lab_begin(struct config_ctx *ctx, const char *name);
@@ -174,6 +174,8 @@ void	*config_lab_base(struct config *cfg, size_t index);
 void	config_lab_finish(struct config_ctx *ctx);
 /* After the whole file: the lab's group is served by nothing else. */
 void	config_lab_check(struct config_ctx *ctx, const struct config_lab *l);
+/* lab_render.c: 0, or -1 with an unknown placeholder's name in bad. */
+int	config_lab_artifact_check(const char *tmpl, char *bad, size_t badsz);
 
 /* reload.c */
 /* 1 when holds are out and took over what cfg owned; cfg is then empty. */

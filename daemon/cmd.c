@@ -238,18 +238,23 @@ cmd_labs_json(struct cmd_ctx *ctx, const char *want)
 	size_t i, n = d->sched ? sched_labs(d->sched, &labs) : 0;
 
 	for (i = 0; i < n; i++) {
+		const struct config_lab *cl;
+
 		lava_info(labs[i], &li);
 		if (want != NULL && strcmp(want, li.group) != 0)
 			continue;
+		cl = config_lab_find(&d->cfg, li.name);
 		if (cmd_append(ctx, a, json_pack("{s:s, s:s, s:s, s:s, "
-		    "s:s, s:I, s:I, s:I, s:s, s:s}", "name", li.name,
+		    "s:s, s:I, s:I, s:I, s:s, s:s, s:o}", "name", li.name,
 		    "type", "lava", "url", li.url, "device_type",
 		    li.device_type, "group", li.group,
 		    "queued", (json_int_t)li.queued,
 		    "running", (json_int_t)li.running,
 		    "max_jobs", (json_int_t)li.max_jobs,
 		    "health", name_of(lava_health_words, li.health),
-		    "last_error", li.last_error)) < 0)
+		    "last_error", li.last_error, "build_group",
+		    cl != NULL && cl->build_group != NULL ?
+		    json_string(cl->build_group) : json_null())) < 0)
 			break;
 	}
 	return a;

@@ -17,6 +17,7 @@
 #include "daemon/verify.h"
 #include "remote/backend.h"
 #include "remote/job.h"
+#include "remote/labbuild.h"
 #include "remote/lava.h"
 #include "remote/pool.h"
 #include "repo/rev.h"
@@ -164,10 +165,16 @@ sched_labs_new(struct sched *s, const struct config *cfg,
 		return rc;
 	env.instance = instance;
 	s->labs = xcalloc(cfg->nlabs, sizeof(*s->labs));
+	s->fronts = xcalloc(cfg->nlabs, sizeof(*s->fronts));
 	for (i = 0; i < cfg->nlabs; i++) {
 		if ((rc = lava_new(&env, &cfg->labs[i], &s->labs[s->nlabs],
 		    err)) < 0)
 			break;
+		/* Its commits are built on SSH build hosts first. */
+		if (cfg->labs[i].build_group != NULL)
+			s->fronts[s->nlabs] = labbuild_new(
+			    backend_ssh_build_new(s->pool, s->jobs),
+			    cfg->labs[i].build_group, s->labs[s->nlabs]);
 		s->nlabs++;
 	}
 	free(instance);
@@ -249,10 +256,15 @@ sched_teardown(struct sched *s)
 	if (s->torn)
 		return;
 	s->torn = 1;
-	for (i = 0; i < s->nlabs; i++)
+	for (i = 0; i < s->nlabs; i++) {
+		if (s->fronts[i] != NULL)
+			s->fronts[i]->ops->free(s->fronts[i]);
 		s->labs[i]->ops->free(s->labs[i]);
+	}
 	free(s->labs);
+	free(s->fronts);
 	s->labs = NULL;
+	s->fronts = NULL;
 	s->nlabs = 0;
 	if (s->ssh != NULL)
 		s->ssh->ops->free(s->ssh);
@@ -363,7 +375,7 @@ sched_free_hosts(struct sched *s, const char *group)
 	return n > waiting ? n - waiting : 0;
 }
 
-/* The lab serving group, else the SSH hosts. */
+/* The lab serving group (behind its builds, if any), else the SSH hosts. */
 struct backend *
 sched_backend(struct sched *s, const char *group)
 {
@@ -373,7 +385,8 @@ sched_backend(struct sched *s, const char *group)
 	for (i = 0; i < s->nlabs; i++) {
 		lava_info(s->labs[i], &li);
 		if (strcmp(li.group, group) == 0)
-			return s->labs[i];
+			return s->fronts[i] != NULL ? s->fronts[i] :
+			    s->labs[i];
 	}
 	return s->ssh;
 }

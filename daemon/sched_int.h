@@ -23,6 +23,9 @@ struct sched {
 	struct job_queue	*jobs;
 	struct backend		*ssh;		/* over pool and jobs */
 	struct backend		**labs;		/* one per [lab] */
+	/* Per [lab]: what its group submits to when it has a build_group
+	 * (remote/labbuild.h, over labs[i]), else NULL. */
+	struct backend		**fronts;
 	size_t			 nlabs;
 	struct cache		 cache;
 	struct bisection_list	 active;

@@ -116,14 +116,16 @@ verify_noop(struct sched *s, struct verify *v)
 {
 	const struct config_benchmark *bc = config_benchmark_find(
 	    sched_config(s), v->b->rec.benchmark);
+	const char *group = config_build_group(sched_config(s),
+	    v->b->rec.group);
 	char *a = NULL, *p = NULL;
 	int same;
 
 	if (bc == NULL || v->parent_sha[0] == '\0' ||
-	    buildcache_checksum(sched_store(s), v->b->rec.group, bc,
+	    buildcache_checksum(sched_store(s), group, bc,
 	    v->b->rec.culprit ? v->b->rec.culprit : "", &a) < 0)
 		return 0;
-	same = buildcache_checksum(sched_store(s), v->b->rec.group, bc,
+	same = buildcache_checksum(sched_store(s), group, bc,
 	    v->parent_sha, &p) == 0 && strcmp(a, p) == 0;
 	free(a);
 	free(p);

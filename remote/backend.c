@@ -2,6 +2,7 @@
  * The SSH backend: runs go to the job queue over the host pool, which
  * already retries infrastructure failures on another host of the group.
  */
+#include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -14,6 +15,8 @@ struct backend_ssh {
 	struct backend	 be;
 	struct pool	*pool;
 	struct job_queue *q;
+	unsigned	 roles;			/* of the hosts it counts */
+	bool		 build_only;
 };
 
 struct backend_ssh_run {
@@ -69,6 +72,7 @@ backend_ssh_submit(struct backend *be, const struct backend_spec *spec,
 	js.log_dir = spec->log_dir;
 	js.cache = spec->cache;
 	js.max_attempts = spec->max_attempts;
+	js.build_only = b->build_only;
 	js.record = backend_ssh_record;
 	js.record_arg = sr;
 	*out = &sr->base;
@@ -92,7 +96,8 @@ backend_ssh_where(const struct backend_run *r)
 	return job_host(((const struct backend_ssh_run *)r)->job);
 }
 
-/* Test hosts of group that are usable, and of those the ones not leased. */
+/* Hosts of group with the backend's role that are usable, and of those
+ * the ones not leased. */
 static unsigned
 backend_ssh_count(struct backend_ssh *b, const char *group, int free_only)
 {
@@ -102,7 +107,7 @@ backend_ssh_count(struct backend_ssh *b, const char *group, int free_only)
 
 	for (i = 0; i < pool_count(b->pool); i++) {
 		pool_info(b->pool, i, &hi);
-		if ((hi.roles & CONFIG_ROLE_TEST) && pool_usable(hi.health) &&
+		if ((hi.roles & b->roles) && pool_usable(hi.health) &&
 		    strcmp(hi.group, group) == 0 && !(free_only && hi.leased))
 			n++;
 	}
@@ -148,8 +153,10 @@ static const struct backend_ops backend_ssh_ops = {
 	.free = backend_ssh_free,
 };
 
-struct backend *
-backend_ssh_new(struct pool *p, struct job_queue *q)
+/* Both SSH backends share the ops; only what they lease differs. */
+static struct backend *
+backend_ssh_make(struct pool *p, struct job_queue *q, unsigned roles,
+    bool build_only)
 {
 	struct backend_ssh *b = xcalloc(1, sizeof(*b));
 
@@ -157,5 +164,19 @@ backend_ssh_new(struct pool *p, struct job_queue *q)
 	b->be.impl = b;
 	b->pool = p;
 	b->q = q;
+	b->roles = roles;
+	b->build_only = build_only;
 	return &b->be;
+}
+
+struct backend *
+backend_ssh_new(struct pool *p, struct job_queue *q)
+{
+	return backend_ssh_make(p, q, CONFIG_ROLE_TEST, false);
+}
+
+struct backend *
+backend_ssh_build_new(struct pool *p, struct job_queue *q)
+{
+	return backend_ssh_make(p, q, CONFIG_ROLE_BUILD, true);
 }

@@ -46,6 +46,10 @@ struct backend_spec {
 	 * the run may have been submitted by an earlier process. */
 	const char	*lab_job;
 	int		 resumed;
+	/* Labs: where a build host left the artifact ({artifact} and
+	 * {build_host} of artifact_url); NULL when nothing was built. */
+	const char	*artifact;
+	const char	*build_host;
 	backend_record_cb *record;
 	backend_job_cb	*job;
 	void		*arg;			/* of record and job */
@@ -119,5 +123,12 @@ struct job_queue;
  * outlive it); freed with its ops' free.
  */
 struct backend *backend_ssh_new(struct pool *p, struct job_queue *q);
+/*
+ * The same over build hosts, for builds only: a run leases a build host
+ * of its group, builds the commit (recorded in the spec's cache) and
+ * records STEP_OK with the artifact's path, or STEP_FAILED when the build
+ * fails; its slots count build hosts.  remote/labbuild.h uses it.
+ */
+struct backend *backend_ssh_build_new(struct pool *p, struct job_queue *q);
 
 #endif

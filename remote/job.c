@@ -247,6 +247,12 @@ job_lease(struct job *j, struct cache_hit *hit, struct pool_host **cached)
 
 	*cached = NULL;
 	hit->host = hit->artifact = NULL;
+	if (j->spec.build_only) {
+		rc = pool_lease(p, j->group, CONFIG_ROLE_BUILD, j->exclude,
+		    j->nexclude, &j->test);
+		j->build = j->test;
+		return rc;
+	}
 	cache_key_init(&k, j->group, b, j->commit);
 	if (b->build != NULL && cache_lookup(j->spec.cache, &k, hit) == 0) {
 		*cached = pool_find(p, hit->host);
@@ -305,6 +311,7 @@ job_run(struct job *j, struct cache_hit *hit, struct pool_host *cached)
 	s.connect_wait_ms = j->spec.connect_wait_ms;
 	s.kill_grace_ms = j->spec.kill_grace_ms;
 	s.boot_retry_ms = j->spec.boot_retry_ms;
+	s.build_only = j->spec.build_only;
 	j->attempts++;
 	j->q->running++;
 	if (step_start(pool_loop(j->q->pool), &s, job_on_step, j, &j->step,
@@ -337,6 +344,7 @@ job_dispatch(struct job_queue *q)
 		if (rc != 0) {
 			snprintf(msg, sizeof(msg), "no usable %s host left in "
 			    "group %s after %u attempt(s)",
+			    j->spec.build_only ? "build" :
 			    j->spec.bench->build ? "build/test" : "test",
 			    j->group, j->attempts);
 			job_end(j, STEP_INFRA, msg);

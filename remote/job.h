@@ -40,6 +40,9 @@ struct job_spec {
 	uint64_t	 connect_wait_ms;
 	uint64_t	 kill_grace_ms;
 	uint64_t	 boot_retry_ms;
+	/* Only build, on a build host of group (step_spec.build_only); the
+	 * caller looked in the cache already. */
+	bool		 build_only;
 	job_record_cb	*record;
 	void		*record_arg;
 };

@@ -260,6 +260,7 @@ lava_new(const struct lava_env *env, const struct config_lab *lab,
 	l->lab.group = lava_dup(lab->group);
 	l->lab.job_template = lava_dup(lab->job_template);
 	l->lab.artifact_url = lava_dup(lab->artifact_url);
+	l->lab.build_group = lava_dup(lab->build_group);
 	l->lab.build_case = lava_dup(lab->build_case);
 	if (l->lab.poll_interval_ms == 0)
 		l->lab.poll_interval_ms = 1000;

@@ -35,6 +35,7 @@ struct lava_run {
 	struct lava	*l;
 	const struct config_benchmark *bench;
 	char		*commit, *run_id, *desc, *job;
+	char		*artifact, *build_host;	/* NULL: nothing built */
 	backend_record_cb *record;
 	backend_job_cb	*jobcb;
 	void		*arg;

@@ -28,6 +28,8 @@ lava_job_closed(uv_handle_t *h)
 	free(r->run_id);
 	free(r->desc);
 	free(r->job);
+	free(r->artifact);
+	free(r->build_host);
 	free(r);
 }
 
@@ -353,7 +355,8 @@ lava_job_post(struct lava_run *r)
 {
 	struct config_lab_values v = { .commit = r->commit,
 	    .run_id = r->run_id, .benchmark = r->bench ? r->bench->name : "",
-	    .job_name = r->desc };
+	    .job_name = r->desc, .artifact = r->artifact,
+	    .build_host = r->build_host };
 	struct bd_error err;
 	char *def = NULL, *url, *body;
 	json_t *o;
@@ -459,6 +462,8 @@ lava_job_submit(struct backend *be, const struct backend_spec *spec,
 	r->run_id = xstrdup(spec->run_id);
 	xasprintf(&r->desc, "bisectd-%s-run-%s", l->instance, spec->run_id);
 	r->job = spec->lab_job ? xstrdup(spec->lab_job) : NULL;
+	r->artifact = spec->artifact ? xstrdup(spec->artifact) : NULL;
+	r->build_host = spec->build_host ? xstrdup(spec->build_host) : NULL;
 	r->record = spec->record;
 	r->jobcb = spec->job;
 	r->arg = spec->arg;

@@ -556,6 +556,12 @@ step_next(struct step *s)
 		step_build(s);
 		return;
 	case STEP_PHASE_RELAY:
+		if (s->spec.build_only) {
+			s->res.artifact = s->src_art;
+			s->phase = STEP_PHASE_DONE;
+			step_finish(s, STEP_OK, NULL, NULL);
+			return;
+		}
 		step_relay(s);
 		return;
 	case STEP_PHASE_INSTALL:

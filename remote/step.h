@@ -71,6 +71,9 @@ struct step_spec {
 	uint64_t		 connect_wait_ms;
 	uint64_t		 kill_grace_ms;	/* 0: the exec default */
 	uint64_t		 boot_retry_ms;	/* 0: the boot default */
+	/* Only the build (and its checksum): STEP_OK once the artifact is
+	 * there, for a lab that runs it.  test is the build host. */
+	bool			 build_only;
 };
 
 /* Valid only during the callback. */
@@ -81,6 +84,7 @@ struct step_result {
 	struct bd_error		 err;
 	struct metrics		 metrics;	/* STEP_OK only */
 	bool			 built;		/* false: the cache had it */
+	const char		*artifact;	/* build_only: its path, or NULL */
 	bool			 power_cycled;
 };
 

@@ -15,12 +15,11 @@
 #include <string.h>
 #include <unistd.h>
 
-#include <curl/curl.h>
 #include <jansson.h>
-#include <sqlite3.h>
 
 #include "common/xmalloc.h"
 #include "tests/support/daemon.h"
+#include "tests/support/lavaapi.h"
 #include "tests/support/lavajob.h"
 #include "tests/support/svc.h"
 #include "tests/support/tst.h"
@@ -41,17 +40,13 @@ static char	*lava_diag(int64_t id);
 static const char *
 lava_url(void)
 {
-	const char *u = getenv("BISECTD_TEST_LAVA_URL");
-
-	return u != NULL && *u != '\0' ? u : NULL;
+	return lavaapi_url();
 }
 
 static void
 lava_require(void)
 {
-	if (lava_url() == NULL || getenv("BISECTD_TEST_LAVA_TOKEN") == NULL)
-		cr_skip_test("BISECTD_TEST_LAVA_URL is not set: no LAVA to "
-		    "test against (tests/support/lava-up.sh brings one up)");
+	lavaapi_require();
 }
 
 /* Scripts the job runs on the device, the template and the [lab]. */
@@ -65,13 +60,13 @@ lava_sections(void)
 	    "cc -O2 -o \"$d/bench\" \"$d/bench.c\"\n", svc.dir, svc.repo);
 	free(tst_write_file(svc.dir, "build.sh", t));
 	free(t);
-	xasprintf(&t, "#!/bin/sh\nout=$(%s/b-$1/bench | tail -n 1)\n"
-	    "for m in runtime_ms ops_per_sec; do\n"
-	    "  v=$(printf '%%s\\n' \"$out\" | sed -n "
-	    "\"s/.*\\\"$m\\\": *\\([-0-9.eE+]*\\).*/\\1/p\")\n"
-	    "  lava-test-case \"$m\" --result pass --measurement \"$v\" "
-	    "--units x\ndone\n", svc.dir);
-	free(tst_write_file(svc.dir, "run.sh", t));
+	xasprintf(&t, "%s/b-$1/bench", svc.dir);
+	{
+		char *script = lavajob_report_script(t);
+
+		free(tst_write_file(svc.dir, "run.sh", script));
+		free(script);
+	}
 	free(t);
 	/* Killing this connection's sshd closes LAVA's connection: an
 	 * infrastructure error as the lab reports it. */
@@ -119,85 +114,32 @@ lava_setup(const char *tag)
 	svc_setup_with(tag, 0, NULL, 0, lava_sections);
 }
 
-static size_t
-lava_body(char *data, size_t size, size_t n, void *arg)
-{
-	char **buf = arg, *t;
-
-	xasprintf(&t, "%s%.*s", *buf ? *buf : "", (int)(size * n), data);
-	free(*buf);
-	*buf = t;
-	return size * n;
-}
-
 /* GET on the lab's API (path after /api/v0.2/), parsed; caller decrefs. */
 static json_t *
 lava_get(const char *path)
 {
-	CURL *c = curl_easy_init();
-	char *url, *body = NULL;
-	json_t *j;
-
-	xasprintf(&url, "%s/api/v0.2/%s", lava_url(), path);
-	curl_easy_setopt(c, CURLOPT_URL, url);
-	curl_easy_setopt(c, CURLOPT_WRITEFUNCTION, lava_body);
-	curl_easy_setopt(c, CURLOPT_WRITEDATA, &body);
-	curl_easy_setopt(c, CURLOPT_TIMEOUT, 30L);
-	cr_assert_eq(curl_easy_perform(c), CURLE_OK, "GET %s", url);
-	curl_easy_cleanup(c);
-	free(url);
-	cr_assert_not_null(j = json_loads(body ? body : "", 0, NULL), "%s",
-	    body);
-	free(body);
-	return j;
+	return lavaapi_get(lava_url(), path);
 }
 
 /* The daemon's instance id, from its database. */
 static char *
 lava_instance(void)
 {
-	sqlite3 *db;
-	sqlite3_stmt *st;
-	char *id;
-
-	cr_assert_eq(sqlite3_open_v2(svc.td.db, &db, SQLITE_OPEN_READONLY,
-	    NULL), SQLITE_OK);
-	cr_assert_eq(sqlite3_prepare_v2(db, "SELECT id FROM instance", -1,
-	    &st, NULL), SQLITE_OK);
-	cr_assert_eq(sqlite3_step(st), SQLITE_ROW);
-	id = xstrdup((const char *)sqlite3_column_text(st, 0));
-	sqlite3_finalize(st);
-	sqlite3_close(db);
-	return id;
+	return lavaapi_instance(svc.td.db);
 }
 
 /* The lab's jobs for one run of this daemon, oldest first. */
 static json_t *
 lava_jobs_of(const char *instance, int64_t run)
 {
-	char *path;
-	json_t *r, *res;
-
-	xasprintf(&path, "jobs/?description=bisectd-%s-run-%lld&ordering=id&"
-	    "limit=100", instance, (long long)run);
-	r = lava_get(path);
-	free(path);
-	res = json_incref(json_object_get(r, "results"));
-	json_decref(r);
-	cr_assert(json_is_array(res));
-	return res;
+	return lavaapi_jobs_of(lava_url(), instance, run);
 }
 
 /* The lab's row in `hosts` (caller decrefs). */
 static json_t *
 lava_lab_row(void)
 {
-	json_t *r = svc_req("{\"cmd\":\"hosts\"}"), *l;
-
-	l = json_incref(json_array_get(json_object_get(r, "labs"), 0));
-	json_decref(r);
-	cr_assert_not_null(l, "hosts shows no lab");
-	return l;
+	return lavaapi_lab_row();
 }
 
 /* Waits until the lab's health word is want; returns the row. */
@@ -254,25 +196,7 @@ lava_wait_runs(int64_t id, const char *state, int64_t n)
 static void
 lava_assert_one_job_per_run(int64_t id)
 {
-	json_t *r = svc_req("{\"cmd\":\"samples\",\"bisection\":%lld}",
-	    (long long)id), *s, *jobs;
-	char *inst = lava_instance();
-	int64_t run, last = 0;
-	size_t i;
-
-	json_array_foreach(json_object_get(r, "samples"), i, s) {
-		run = json_integer_value(json_object_get(s, "run"));
-		if (run == last)
-			continue;
-		last = run;
-		jobs = lava_jobs_of(inst, run);
-		cr_assert_eq(json_array_size(jobs), 1, "run %lld has %zu lab "
-		    "jobs", (long long)run, json_array_size(jobs));
-		json_decref(jobs);
-	}
-	cr_assert_gt(i, 0, "no samples");
-	json_decref(r);
-	free(inst);
+	lavaapi_assert_one_job_per_run(id);
 }
 
 /* The failed cases of lab job job ("name: error_msg; ..."), caller frees. */
@@ -408,17 +332,7 @@ lava_wait(int64_t id)
 static int64_t
 lava_bisect(void)
 {
-	json_t *r = svc_req("{\"cmd\":\"bisect\",\"good\":[\"%s\"],"
-	    "\"bad\":\"%s\",\"benchmark\":\"spin\",\"metric\":"
-	    "\"runtime_ms\",\"group\":\"lava\"}", svc.good, svc.bad);
-	int64_t id;
-
-	cr_assert(json_is_true(json_object_get(r, "ok")), "bisect: %s",
-	    json_string_value(json_object_get(json_object_get(r, "error"),
-	    "message")));
-	id = json_integer_value(json_object_get(r, "bisection"));
-	json_decref(r);
-	return id;
+	return lavaapi_bisect("spin");
 }
 
 /* Every run goes through the lab, and the planted culprit is found. */

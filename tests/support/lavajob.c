@@ -26,3 +26,18 @@ lavajob_template(const char *steps)
 	    "      path: inline/bench.yaml\n", steps);
 	return t;
 }
+
+/* Every lab test reports the fixture's metrics the same way. */
+char *
+lavajob_report_script(const char *cmd)
+{
+	char *t;
+
+	xasprintf(&t, "#!/bin/sh\nout=$(%s | tail -n 1)\n"
+	    "for m in runtime_ms ops_per_sec; do\n"
+	    "  v=$(printf '%%s\\n' \"$out\" | sed -n "
+	    "\"s/.*\\\"$m\\\": *\\([-0-9.eE+]*\\).*/\\1/p\")\n"
+	    "  lava-test-case \"$m\" --result pass --measurement \"$v\" "
+	    "--units x\ndone\n", cmd);
+	return t;
+}

@@ -7,5 +7,11 @@
 
 /* steps: YAML list lines, each "          - CMD\n"; caller frees. */
 char	*lavajob_template(const char *steps);
+/*
+ * A shell script that runs cmd (shell text, may use "$1"), takes the
+ * fixture benchmark's JSON from its last line and reports runtime_ms and
+ * ops_per_sec as lava-test-case measurements; caller frees.
+ */
+char	*lavajob_report_script(const char *cmd);
 
 #endif

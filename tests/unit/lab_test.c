@@ -225,3 +225,138 @@ Test(lab, test_case_pages_fold_into_a_result)
 	    -EINVAL);
 	lava_result_release(&r);
 }
+
+/* {artifact} and {build_host} name where the build host left the build. */
+Test(lab, artifact_url_names_the_build)
+{
+	struct config_lab_values v = lab_values;
+	struct config_lab l;
+	char *out;
+
+	memset(&l, 0, sizeof(l));
+	l.artifact_url = xstrdup("http://{build_host}:8080{artifact}?c={short}"
+	    "&b={benchmark}&r={run_id}&x={nope}");
+	v.artifact = "/srv/out-0123/bench";
+	v.build_host = "b1";
+	out = config_lab_artifact(&l, &v);
+	cr_expect_str_eq(out, "http://b1:8080/srv/out-0123/bench?"
+	    "c=0123456789ab&b=spin&r=7&x={nope}");
+	free(out);
+	/* Nothing built: the placeholders are empty. */
+	out = config_lab_artifact(&l, &lab_values);
+	cr_expect_str_eq(out, "http://:8080?c=0123456789ab&b=spin&r=7&"
+	    "x={nope}");
+	free(out);
+	config_lab_release(&l);
+}
+
+/* Loads text as c.conf in a fresh dir; returns all messages joined. */
+static char *
+lab_load_errors(const char *dir, const char *text, int *rc)
+{
+	struct config cfg;
+	struct config_errors errs = { NULL, 0 };
+	char *conf = tst_write_file(dir, "c.conf", text), *all = xstrdup(""),
+	    *t;
+	size_t i;
+
+	config_init(&cfg);
+	*rc = config_load(&cfg, conf, &errs);
+	for (i = 0; i < errs.n; i++) {
+		xasprintf(&t, "%s%s\n", all, errs.msgs[i]);
+		free(all);
+		all = t;
+	}
+	config_errors_release(&errs);
+	config_release(&cfg);
+	free(conf);
+	return all;
+}
+
+/* bisectd -n: build_group names SSH build hosts and needs artifact_url. */
+Test(lab, config_checks_build_group)
+{
+	char *dir = tst_tmpdir("labbg"), *text, *all;
+	static const char hosts[] =
+	    "[host b]\naddress = 127.0.0.1\nuser = u\nidentity = k\n"
+	    "known_hosts = kh\ngroup = builders\nroles = build\n\n"
+	    "[host t]\naddress = 127.0.0.1\nuser = u\nidentity = k\n"
+	    "known_hosts = kh\ngroup = testers\nroles = test\n\n";
+	static const char lab[] =
+	    "[lab %s]\nurl = http://x\ntoken_file = t\ndevice_type = ssh\n"
+	    "group = %s\njob_template = %s\n%s\n";
+	int rc;
+
+	cr_assert_not_null(dir);
+	free(tst_write_file(dir, "uses.yaml", "device_type: {device_type}\n"
+	    "job_name: {job_name}\nrun:\n  steps:\n  - run {artifact_url}\n"));
+	free(tst_write_file(dir, "ignores.yaml", "device_type: "
+	    "{device_type}\njob_name: {job_name}\n"));
+	{
+		char *a, *b, *c, *d, *e;
+
+		xasprintf(&a, lab, "ok", "g1", "uses.yaml", "build_group = "
+		    "builders\nartifact_url = http://f/{short}/{artifact}");
+		xasprintf(&b, lab, "nourl", "g2", "uses.yaml",
+		    "build_group = builders");
+		xasprintf(&c, lab, "notbuild", "g3", "uses.yaml", "build_group "
+		    "= testers\nartifact_url = {artifact}");
+		xasprintf(&d, lab, "unused", "g4", "ignores.yaml",
+		    "build_group = builders\nartifact_url = /x/{short}");
+		xasprintf(&e, lab, "typo", "g5", "uses.yaml", "build_group = "
+		    "g1\nartifact_url = /x/{shrt}");
+		xasprintf(&text, "%s%s%s%s%s%s", hosts, a, b, c, d, e);
+		free(a);
+		free(b);
+		free(c);
+		free(d);
+		free(e);
+	}
+	all = lab_load_errors(dir, text, &rc);
+	cr_expect_eq(rc, -EINVAL);
+	cr_expect_null(strstr(all, ": [lab ok] "), "%s", all);
+	cr_expect_not_null(strstr(all, "[lab nourl] build_group: needs "
+	    "artifact_url"), "%s", all);
+	cr_expect_not_null(strstr(all, "[lab notbuild] build_group: no [host] "
+	    "with the build role has group = testers"), "%s", all);
+	cr_expect_not_null(strstr(all, "[lab unused] job_template: must use "
+	    "{artifact_url}"), "%s", all);
+	cr_expect_not_null(strstr(all, "[lab typo] artifact_url: unknown "
+	    "placeholder {shrt}"), "%s", all);
+	cr_expect_not_null(strstr(all, "[lab typo] build_group: group g1 is "
+	    "served by [lab ok]"), "%s", all);
+	free(all);
+	free(text);
+	tst_rmrf(dir);
+	free(dir);
+}
+
+/* A lab's builds are cached under its build_group, others under their own. */
+Test(lab, build_group_is_where_builds_are_cached)
+{
+	char *dir = tst_tmpdir("labbc"), *conf;
+	struct config cfg;
+	struct config_errors errs = { NULL, 0 };
+
+	cr_assert_not_null(dir);
+	free(tst_write_file(dir, "j.yaml", "device_type: {device_type}\n"
+	    "job_name: {job_name}\nkernel: {artifact_url}\n"));
+	conf = tst_write_file(dir, "c.conf", "[host b]\naddress = 127.0.0.1\n"
+	    "user = u\nidentity = k\nknown_hosts = kh\ngroup = builders\n\n"
+	    "[lab l]\nurl = http://x\ntoken_file = t\ndevice_type = ssh\n"
+	    "group = lava\njob_template = j.yaml\nbuild_group = builders\n"
+	    "artifact_url = {artifact}\n\n"
+	    "[lab m]\nurl = http://x\ntoken_file = t\ndevice_type = ssh\n"
+	    "group = lava2\njob_template = j.yaml\n");
+	config_init(&cfg);
+	cr_assert_eq(config_load(&cfg, conf, &errs), 0, "%s",
+	    errs.n ? errs.msgs[0] : "");
+	cr_expect_str_eq(config_build_group(&cfg, "lava"), "builders");
+	cr_expect_str_eq(config_build_group(&cfg, "lava2"), "lava2");
+	cr_expect_str_eq(config_build_group(&cfg, "builders"), "builders");
+	config_release(&cfg);
+	config_errors_release(&errs);
+	free(conf);
+	tst_rmrf(dir);
+	free(dir);
+}
