@@ -31,6 +31,7 @@ TestSuite(lava, .fini = svc_fini, .timeout = 1800);
 /* What the lab section of one test looks like. */
 static struct {
 	int		 crash_first;	/* each commit's first job loses its connection */
+	int		 hold;		/* jobs wait 60 s first: still running when cancelled */
 	const char	*token;		/* NULL: the lab's */
 	const char	*device_type;	/* NULL: ssh */
 } lt;
@@ -84,6 +85,8 @@ lava_sections(void)
 		if (lt.crash_first)
 			xasprintf(&crash, "          - sh %s/crash.sh {short}\n",
 			    svc.dir);
+		else if (lt.hold)
+			crash = xstrdup("          - sleep 60\n");
 		else
 			crash = xstrdup("");
 		xasprintf(&steps, "%s          - lava-test-case build --shell "
@@ -476,6 +479,7 @@ Test(lava, cancel_cancels_jobs)
 	int64_t id;
 	int i, fd, seen = 0;
 
+	lt.hold = 1;
 	lava_setup("lava-cancel");
 	json_decref(lava_wait_health("ok"));
 	fd = tst_daemon_connect(&svc.td);
