@@ -226,6 +226,8 @@ report_json_ctx(const struct report_summary *ctx)
 	    json_real(in->machine_seconds));
 	json_object_set_new(o, "verdict_note",
 	    report_json_str(in->verdict_note));
+	json_object_set_new(o, "drift_sd", in->drift_sd > 0 ?
+	    json_real(in->drift_sd) : json_null());
 	if (ctx->have_range)
 		json_object_set_new(o, "endpoints", json_pack("{s:o, s:o, s:o}",
 		    "range", report_json_row(&ctx->range),
