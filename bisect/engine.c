@@ -32,7 +32,7 @@ engine_params_default(struct engine_params *p)
 	p->direction = 0;
 	p->t_dof = 4;
 	p->contamination = 0.02;
-	p->level_samples = 32;
+	p->level_samples = 64;
 	p->level_p = 0.001;
 	p->misfit_scales = 6;
 	p->scale_floor_rel = 1e-4;
@@ -44,9 +44,9 @@ engine_params_default(struct engine_params *p)
 }
 
 /*
- * The engine before issue 15: the reproduction check first, then the
- * bisection, with the level-precision rule of that engine; kept for
- * comparison (bench-sim runs both on the same seeds) and as a fallback.
+ * The engine before issue 15: the reproduction check first (from 3
+ * samples a side), then the bisection; kept for comparison (bench-sim
+ * runs both on the same seeds) and as a fallback.
  */
 void
 engine_params_staged(struct engine_params *p)
@@ -54,7 +54,6 @@ engine_params_staged(struct engine_params *p)
 	engine_params_default(p);
 	p->mode = ENGINE_MODE_STAGED;
 	p->repro_min = 3;
-	p->level_samples = 64;
 }
 
 /* Rejects parameters that would make the model meaningless. */

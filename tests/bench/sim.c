@@ -720,17 +720,11 @@ main(int argc, char **argv)
 		usage();
 	/* The staged engine with its own defaults, every other knob as given. */
 	engine_params_staged(&o.staged);
-	o.staged.repro_min = o.ep.repro_min == 2 ? o.staged.repro_min : o.ep.repro_min;
-	o.staged.level_samples = o.ep.level_samples == 32 ?
-	    o.staged.level_samples : o.ep.level_samples;
-	{
-		struct engine_params keep = o.staged;
-
-		o.staged = o.ep;
-		o.staged.mode = ENGINE_MODE_STAGED;
-		o.staged.repro_min = keep.repro_min;
-		o.staged.level_samples = keep.level_samples;
-	}
+	i = (int)o.staged.repro_min;
+	o.staged = o.ep;
+	o.staged.mode = ENGINE_MODE_STAGED;
+	if (o.ep.repro_min == 2)
+		o.staged.repro_min = (unsigned)i;
 	if (cal) {
 		calibrate(&o, cal_trials, cs.seed);
 		return 0;
