@@ -19,7 +19,7 @@ engine_params_default(struct engine_params *p)
 	p->confidence = 0.99;
 	p->stop_margin = 0.5;
 	p->max_samples = 500;
-	p->repro_min = 3;
+	p->repro_min = 2;
 	p->repro_max = 100;
 	p->repro_alpha = 0.01;
 	p->repro_beta = 0.01;
@@ -39,7 +39,21 @@ engine_params_default(struct engine_params *p)
 	p->resolution = 0;
 	p->drift_check = 4;
 	p->drift_z = 2;
+	p->mode = ENGINE_MODE_SHARED;
 	p->prior = NULL;
+}
+
+/*
+ * The engine before issue 15: the reproduction check first (from 3
+ * samples a side), then the bisection; kept for comparison (bench-sim
+ * runs both on the same seeds) and as a fallback.
+ */
+void
+engine_params_staged(struct engine_params *p)
+{
+	engine_params_default(p);
+	p->mode = ENGINE_MODE_STAGED;
+	p->repro_min = 3;
 }
 
 /* Rejects parameters that would make the model meaningless. */
@@ -77,6 +91,8 @@ check_params(const struct engine_params *p, size_t n, struct bd_error *err)
 		return bd_error_set(err, -EINVAL, "engine parameter out of range");
 	if (p->metric != ENGINE_NUMERIC && p->metric != ENGINE_PASSFAIL)
 		return bd_error_set(err, -EINVAL, "unknown metric kind");
+	if (p->mode != ENGINE_MODE_SHARED && p->mode != ENGINE_MODE_STAGED)
+		return bd_error_set(err, -EINVAL, "unknown engine mode");
 	if (p->prior != NULL) {
 		for (i = 0; i < n; i++) {
 			if (!(p->prior[i] >= 0) || isinf(p->prior[i]))
@@ -560,40 +576,6 @@ classify(struct engine *e)
 	return changed;
 }
 
-/* Runs the look of the reproduction check that the samples have reached. */
-static void
-repro_step(struct engine *e)
-{
-	struct engine_priv *v = e->priv;
-	size_t have = v->ng < v->nb ? v->ng : v->nb, look = v->look, k;
-	size_t ng, nb;
-	double *good, *bad;
-	enum repro_result r;
-
-	if (v->phase != ENGINE_PHASE_REPRO || look >= v->nlooks ||
-	    have < v->looks[look])
-		return;
-	while (look + 1 < v->nlooks && v->looks[look + 1] <= have)
-		look++;
-	good = xcalloc(v->ng, sizeof(double));
-	bad = xcalloc(v->nb, sizeof(double));
-	for (k = 0, ng = 0, nb = 0; k < v->ns; k++) {
-		if (v->sc[k] == ENGINE_GOOD)
-			good[ng++] = v->sv[k];
-		else if (v->sc[k] == e->bad)
-			bad[nb++] = v->sv[k];
-	}
-	r = repro_decide(&v->rp, good, ng, bad, nb, look + 1 == v->nlooks,
-	    &v->rstat);
-	free(good);
-	free(bad);
-	v->look = look + 1;
-	if (r == REPRO_REPRODUCED)
-		v->phase = ENGINE_PHASE_BISECT;
-	else if (r == REPRO_NOT_REPRODUCED)
-		v->phase = ENGINE_PHASE_NOT_REPRODUCED;
-}
-
 /* The per-sample channel at the current levels, capped like the evidence. */
 static void
 channel(const struct engine *e, struct stats_channel *ch)
@@ -653,7 +635,7 @@ engine_update(struct engine *e)
 	struct engine_priv *v = e->priv;
 	int it, changed, refit;
 
-	repro_step(e);
+	engine_repro_step(e);
 	if (!v->drift_on && v->ns > 0)
 		memcpy(v->adj, v->sv, v->ns * sizeof(double));
 	for (it = 0; it < 4; it++) {
@@ -671,5 +653,6 @@ engine_update(struct engine *e)
 		if (!changed && !refit)
 			break;
 	}
+	engine_repro_shared(e);
 	v->itab_dirty = 1;
 }

@@ -16,10 +16,11 @@
  * side is outside the graph: samples at any good revision are given with
  * commit = ENGINE_GOOD.
  *
- * First the engine runs a reproduction check on the endpoints (GOOD and the
- * bad index); then it keeps a posterior over which candidate is the
- * culprit and asks for probes until one holds the configured confidence
- * with direct samples at it and its parents (docs/statistics.md).
+ * The engine runs a reproduction check on the endpoints (GOOD and the bad
+ * index), before the bisection or, in the shared mode, beside it; it keeps
+ * a posterior over which candidate is the culprit and asks for probes
+ * until one holds the configured confidence with direct samples at it and
+ * its parents (docs/statistics.md).
  *
  * In-flight accounting: every commit returned in an ENGINE_SAMPLE action
  * counts as one probe in flight until a sample, a skip or a drop for that
@@ -58,7 +59,20 @@ enum engine_metric {
 	ENGINE_PASSFAIL,	/* 0 = pass, 1 = fail; flaky failures allowed */
 };
 
+/*
+ * How the engine answers "is there a change" and "where".  Staged: the
+ * reproduction check on the endpoints first, then the bisection (the
+ * engine before issue 15).  Shared: the check's first look, then the
+ * bisection at once, with the check's test run on every sample whose side
+ * the posterior knows; a verdict waits for the change to be confirmed.
+ */
+enum engine_mode {
+	ENGINE_MODE_SHARED,
+	ENGINE_MODE_STAGED,
+};
+
 struct engine_params {
+	enum engine_mode mode;		/* ENGINE_MODE_SHARED */
 	double		confidence;	/* reported confidence target (0.99) */
 	double		stop_margin;	/* stop when the mass reaches
 					   1 - (1 - confidence) * stop_margin
@@ -66,7 +80,9 @@ struct engine_params {
 					   when the noise model misfits */
 	unsigned	max_samples;	/* budget, endpoint samples included
 					   (500) */
-	unsigned	repro_min;	/* first reproduction look per side (3) */
+	unsigned	repro_min;	/* first reproduction look per side (2,
+					   the fewest that give two levels and
+					   a scale; staged 3) */
 	unsigned	repro_max;	/* cap per side for the check (100) */
 	double		repro_alpha;	/* nominal false "reproduced" rate
 					   (0.01; measured rates in
@@ -147,6 +163,9 @@ struct engine_action {
 
 struct engine_status {
 	enum engine_phase phase;
+	int		reproduced;	/* the change is confirmed (in the
+					   shared mode the bisection starts
+					   before) */
 	size_t		samples;	/* all samples */
 	size_t		good_samples;	/* at ENGINE_GOOD */
 	size_t		bad_samples;	/* at the bad index */
@@ -182,6 +201,9 @@ struct engine {
 
 /* Fills the defaults documented in docs/statistics.md. */
 void	engine_params_default(struct engine_params *p);
+
+/* The defaults of the staged engine (before issue 15), for comparison. */
+void	engine_params_staged(struct engine_params *p);
 
 /*
  * Prepares an engine over g (n >= 1, the last index the bad revision).

@@ -260,8 +260,9 @@ engine_drift(struct engine *e)
 	double zmax;
 	int on;
 
+	/* Levels of a change not yet confirmed are too rough for residuals. */
 	if (e->p.metric != ENGINE_NUMERIC || e->p.drift_z <= 0 ||
-	    v->phase != ENGINE_PHASE_BISECT || !v->levels_ok)
+	    v->phase != ENGINE_PHASE_BISECT || !v->reproduced || !v->levels_ok)
 		return 0;
 	zmax = drift_fit(e);
 	on = zmax > 0;

@@ -66,6 +66,7 @@ struct engine_priv {
 
 	/* Reproduction check. */
 	enum engine_phase phase;
+	int		 reproduced;	/* the change is confirmed */
 	struct repro_params rp;
 	unsigned	 looks[REPRO_MAX_LOOKS];
 	size_t		 nlooks, look;
@@ -101,6 +102,32 @@ int	engine_drift(struct engine *e);
 
 /* Recomputes levels, evidence and posterior after an event. */
 void	engine_update(struct engine *e);
+
+/* Records a probe in the action and counts it as in flight. */
+void	engine_push_probe(struct engine *e, uint32_t c);
+
+/* The reproduction check on the endpoints (engine_repro.c). */
+void	engine_repro_step(struct engine *e);
+
+/* Shared mode: the check's later looks, beside the bisection. */
+void	engine_repro_shared(struct engine *e);
+
+/* Endpoint probes of the reproduction phase. */
+void	engine_repro_next(struct engine *e, unsigned nfree,
+	    struct engine_action *out);
+
+/*
+ * Samples per side the levels need; *lower gets the effect's lower bound
+ * in noise units.
+ */
+size_t	engine_level_need(const struct engine *e, double *lower);
+
+/*
+ * Endpoint probes until each side holds need samples: endpoint samples
+ * (sides 0) or all samples of known side (sides 1).
+ */
+void	engine_endpoint_fill(struct engine *e, unsigned nfree, size_t need,
+	    int sides);
 
 /* Bits one sample at P(bad) = 1/2 carries at the current levels. */
 double	engine_info_half(const struct engine *e);

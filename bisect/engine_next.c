@@ -43,53 +43,6 @@ probe_cost(const struct engine *e, uint32_t x)
 	return e->p.run_cost + e->p.build_cost * amort;
 }
 
-/* Records a probe in the action and counts it as in flight. */
-static void
-push_probe(struct engine *e, uint32_t c)
-{
-	struct engine_priv *v = e->priv;
-
-	if (v->nprobes == v->probecap) {
-		v->probecap = v->probecap ? 2 * v->probecap : 16;
-		v->probes = xreallocarray(v->probes, v->probecap,
-		    sizeof(uint32_t));
-	}
-	v->probes[v->nprobes++] = c;
-	if (c == ENGINE_GOOD)
-		v->inflight_good++;
-	else
-		v->inflight[c]++;
-}
-
-/*
- * Fills the current look of the reproduction check, bad side first on a
- * tie; hosts left over go to the next look, whose samples will be needed
- * anyway unless the check ends early.
- */
-static void
-repro_next(struct engine *e, unsigned nfree, struct engine_action *out)
-{
-	struct engine_priv *v = e->priv;
-	size_t look = v->look < v->nlooks ? v->look : v->nlooks - 1;
-	size_t target = v->looks[look], hg, hb;
-
-	while (v->nprobes < nfree) {
-		hg = v->ng + v->inflight_good;
-		hb = v->nb + v->inflight[e->bad];
-		if (hb < target && hb <= hg)
-			push_probe(e, e->bad);
-		else if (hg < target)
-			push_probe(e, ENGINE_GOOD);
-		else if (hb < target)
-			push_probe(e, e->bad);
-		else if (look + 1 < v->nlooks)
-			target = v->looks[++look];
-		else
-			break;
-	}
-	out->kind = v->nprobes > 0 ? ENGINE_SAMPLE : ENGINE_WAIT;
-}
-
 /* Heaviest first, then lowest index, so ties break the same way on every rebuild. */
 static int
 cmp_cand(const void *a, const void *b)
@@ -379,7 +332,7 @@ fill_from_plan(struct engine *e, unsigned nfree, size_t cand_inflight)
 			v->tmp[pl[i]] -= 1;
 			continue;
 		}
-		push_probe(e, pl[i]);
+		engine_push_probe(e, pl[i]);
 	}
 	for (i = 0; i < np; i++)
 		v->tmp[pl[i]] = 0;
@@ -387,61 +340,15 @@ fill_from_plan(struct engine *e, unsigned nfree, size_t cand_inflight)
 }
 
 /*
- * Endpoint samples each side needs so that the effect between the levels
- * is known to about 1/sqrt(level_samples / 2) of itself (18% by default):
- * the posterior treats the levels as known, and an effect overestimated by
- * a third makes a 0.99 claim worth much less.  The effect is taken one
- * standard error below its estimate, since an overestimate would
- * otherwise ask for too few samples exactly when they are needed.
- */
-static size_t
-level_need(const struct engine *e)
-{
-	const struct engine_priv *v = e->priv;
-	double gap, var, n, ng = (double)v->nlev_g, nb = (double)v->nlev_b;
-
-	if (ng < 1 || nb < 1)
-		return e->p.repro_max;
-	if (e->p.metric == ENGINE_PASSFAIL) {
-		var = v->pg * (1 - v->pg) + v->pb * (1 - v->pb);
-		gap = fabs(v->pb - v->pg) - sqrt(v->pg * (1 - v->pg) / ng +
-		    v->pb * (1 - v->pb) / nb);
-		n = e->p.level_samples / 2 * var / (gap * gap);
-	} else {
-		gap = fabs(v->mu_b - v->mu_g) / v->scale -
-		    sqrt(1 / ng + 1 / nb);
-		n = e->p.level_samples / (gap * gap);
-	}
-	if (!(gap > 0) || !(n < e->p.repro_max))
-		return e->p.repro_max;
-	return (size_t)ceil(n);
-}
-
-/* Tops the endpoints up to level_need() before more bisection probes. */
-static void
-level_probes(struct engine *e, unsigned nfree)
-{
-	struct engine_priv *v = e->priv;
-	size_t need = level_need(e);
-
-	while (v->nprobes < nfree) {
-		if (v->nb + v->inflight[e->bad] < need &&
-		    v->nb + v->inflight[e->bad] <= v->ng + v->inflight_good)
-			push_probe(e, e->bad);
-		else if (v->ng + v->inflight_good < need)
-			push_probe(e, ENGINE_GOOD);
-		else if (v->nb + v->inflight[e->bad] < need)
-			push_probe(e, e->bad);
-		else
-			break;
-	}
-}
-
-/*
  * Re-checks an endpoint when drift_check candidate samples (in flight
  * included) have come since the last endpoint sample, half as many while
  * the drift model adjusts the values: the drift test and model need values of known side
- * spread over time.  The side whose last sample is older goes first.
+ * spread over time.  The side whose last sample is older goes first.  The
+ * shared mode, once the change is confirmed, spaces them by (effect / 4)^2
+ * more above an effect of 4 scales: there a drift of twice the size the
+ * simulator plants (2 sd) moves no value across the midpoint of the
+ * levels.  Before, they also feed the reproduction test, which must not
+ * starve while the bisection runs (a null range would spend the budget).
  */
 static void
 drift_probes(struct engine *e, unsigned nfree)
@@ -449,6 +356,7 @@ drift_probes(struct engine *e, unsigned nfree)
 	struct engine_priv *v = e->priv;
 	size_t since = 0, i, cand_if, every = e->p.drift_check;
 	int last_good = -1;
+	double d;
 
 	if (e->p.drift_check == 0 || e->p.metric != ENGINE_NUMERIC ||
 	    v->nprobes >= nfree || v->inflight_good + v->inflight[e->bad] > 0)
@@ -465,9 +373,15 @@ drift_probes(struct engine *e, unsigned nfree)
 	/* Once drift is found the model needs more values of known side. */
 	if (v->drift_on)
 		every = every / 2 > 2 ? every / 2 : 2;
+	else if (e->p.mode == ENGINE_MODE_SHARED && v->reproduced) {
+		/* A drift of 2 sd cannot pass for a side at a large effect. */
+		d = fabs(v->mu_b - v->mu_g) / v->scale / 4;
+		if (d > 1)
+			every = (size_t)((double)every * fmin(d * d, 1e6));
+	}
 	if (since + cand_if < every)
 		return;
-	push_probe(e, last_good == 1 ? e->bad : ENGINE_GOOD);
+	engine_push_probe(e, last_good == 1 ? e->bad : ENGINE_GOOD);
 }
 
 /*
@@ -483,6 +397,65 @@ stop_mass(const struct engine *e)
 }
 
 /*
+ * Effect lower bound (noise units) above which the shared mode bisects
+ * before the change is confirmed; below it (first looks of a small
+ * change, null ranges) the endpoints come first.
+ */
+#define SHARED_CLEAR_EFFECT 1.0
+
+/*
+ * Effect lower bound above which the shared mode counts classified
+ * candidates towards the level-precision rule.  Below it the levels decide
+ * the verdict and candidates counted in a level can confirm themselves:
+ * counting them at every effect left 1-4% wrong culprits at d = 1 and for
+ * flaky pass/fail, and the calibration failed (docs/statistics.md, 3a).
+ */
+#define SHARED_SIDES_EFFECT 1.5
+
+/*
+ * Whether each side holds the samples the level-precision rule asks for:
+ * endpoint samples, or in the shared mode above SHARED_SIDES_EFFECT every
+ * sample of known side.
+ */
+static int
+levels_known(const struct engine *e)
+{
+	const struct engine_priv *v = e->priv;
+	double lower;
+	size_t need = engine_level_need(e, &lower);
+
+	if (lower >= SHARED_SIDES_EFFECT)
+		return v->nlev_g >= need && v->nlev_b >= need;
+	return v->ng >= need && v->nb >= need;
+}
+
+/*
+ * What the shared mode asks of the endpoints before more bisection
+ * probes.  While the effect's lower bound is below SHARED_CLEAR_EFFECT (at the
+ * first looks and on null ranges) the endpoints come first: the check's
+ * next look, as the staged mode would.  Otherwise endpoint samples wait
+ * (but for the drift re-checks) until the posterior is ready for a
+ * verdict (ready): then the check must have confirmed the change and each
+ * side must hold what the levels need (levels_known), counting the
+ * classified candidates at clear effects, which by then are most of the
+ * bisection's samples.
+ */
+static void
+shared_endpoints(struct engine *e, unsigned nfree, int ready)
+{
+	struct engine_priv *v = e->priv;
+	size_t need, look = v->look < v->nlooks ? v->look : v->nlooks - 1;
+	double lower;
+
+	need = engine_level_need(e, &lower);
+	if (!v->reproduced && (ready || !(lower >= SHARED_CLEAR_EFFECT)))
+		engine_endpoint_fill(e, nfree, v->looks[look], 0);
+	else if (ready)
+		engine_endpoint_fill(e, nfree, need,
+		    lower >= SHARED_SIDES_EFFECT);
+}
+
+/*
  * Verdict first, then budget, endpoint top-ups, required direct samples,
  * an endpoint re-check when one is due, and the plan for the rest.
  */
@@ -491,7 +464,9 @@ bisect_next(struct engine *e, unsigned nfree, struct engine_action *out)
 {
 	struct engine_priv *v = e->priv;
 	size_t ns, nmiss = 0, cand_if, all_if, i, budget;
+	int shared = e->p.mode == ENGINE_MODE_SHARED, ready = 0;
 	uint32_t *miss = NULL;
+	double lower;
 
 	engine_info_table(e);
 	ns = conf_set(e, v->order, stop_mass(e));
@@ -499,7 +474,8 @@ bisect_next(struct engine *e, unsigned nfree, struct engine_action *out)
 		miss = xcalloc(2 * ns + 2 * e->g->par_off[v->n] + 1,
 		    sizeof(uint32_t));
 		nmiss = required_missing(e, ns, miss);
-		if (nmiss == 0) {
+		ready = nmiss == 0;
+		if (ready && (!shared || (v->reproduced && levels_known(e)))) {
 			free(miss);
 			verdict(e, ns, out);
 			return;
@@ -520,15 +496,18 @@ bisect_next(struct engine *e, unsigned nfree, struct engine_action *out)
 	budget = budget > all_if ? budget - all_if : 0;
 	if (nfree > budget)
 		nfree = (unsigned)budget;
-	level_probes(e, nfree);
+	if (shared)
+		shared_endpoints(e, nfree, ready);
+	else
+		engine_endpoint_fill(e, nfree, engine_level_need(e, &lower), 0);
 	for (i = 0; i < nmiss && v->nprobes < nfree; i++)
 		if (v->inflight[miss[i]] == 0) {
-			push_probe(e, miss[i]);
+			engine_push_probe(e, miss[i]);
 			cand_if++;
 		}
 	free(miss);
 	drift_probes(e, nfree);
-	if (v->nprobes < nfree)
+	if (v->nprobes < nfree && !ready)
 		fill_from_plan(e, nfree, cand_if);
 	if (v->nprobes > 0)
 		out->kind = ENGINE_SAMPLE;
@@ -551,7 +530,7 @@ engine_next(struct engine *e, unsigned free_hosts, struct engine_action *out)
 		out->kind = ENGINE_NOT_REPRODUCED;
 		break;
 	case ENGINE_PHASE_REPRO:
-		repro_next(e, free_hosts, out);
+		engine_repro_next(e, free_hosts, out);
 		break;
 	case ENGINE_PHASE_BISECT:
 		bisect_next(e, free_hosts, out);
@@ -572,6 +551,7 @@ engine_status(const struct engine *e, struct engine_status *st)
 
 	memset(st, 0, sizeof(*st));
 	st->phase = v->phase;
+	st->reproduced = v->reproduced;
 	st->samples = v->ns;
 	st->good_samples = v->ng;
 	st->bad_samples = v->nb;

@@ -189,6 +189,8 @@ report_validate(const struct report_input *in, struct bd_error *err)
 		    "finite number of seconds");
 	if (!(in->min_change >= 0))
 		return bd_error_set(err, -EINVAL, "negative minimum change");
+	if (!(in->drift_sd >= 0) || !isfinite(in->drift_sd))
+		return bd_error_set(err, -EINVAL, "drift is not a finite size");
 	if ((rc = report_check_values(&in->base, "base", err)) != 0 ||
 	    (rc = report_check_values(&in->head, "head", err)) != 0 ||
 	    (rc = report_check_array(in->good_samples, in->n_good_samples,
@@ -349,6 +351,10 @@ report_write_bisection(FILE *fp, const struct report_summary *ctx)
 		report_write_range(fp, ctx);
 	if (in->verdict_note != NULL)
 		fprintf(fp, "note: %s\n", in->verdict_note);
+	if (in->drift_sd > 0)
+		fprintf(fp, "drift: the test machine drifted by %.1f noise sd "
+		    "during the bisection; the values were adjusted for it\n",
+		    in->drift_sd);
 	fprintf(fp, "\n");
 }
 

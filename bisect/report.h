@@ -169,6 +169,9 @@ struct report_input {
 	size_t			 total_samples;
 	double			 machine_seconds;
 	const char		*verdict_note;	/* optional engine text */
+	double			 drift_sd;	/* test machine drift the engine
+						   found and adjusted for, in
+						   noise sd; 0: none found */
 
 	/*
 	 * The comparison table: parent (base) and culprit (head) for

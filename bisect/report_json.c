@@ -235,6 +235,8 @@ report_json_ctx(const struct report_summary *ctx)
 		    (json_int_t)in->reused_samples, "metrics",
 		    report_json_strings(in->sweep_metrics,
 		    in->n_sweep_metrics)));
+	json_object_set_new(o, "drift_sd", in->drift_sd > 0 ?
+	    json_real(in->drift_sd) : json_null());
 	if (ctx->have_range)
 		json_object_set_new(o, "endpoints", json_pack("{s:o, s:o, s:o}",
 		    "range", report_json_row(&ctx->range),

@@ -137,8 +137,14 @@ status_one(FILE *out, const json_t *b)
 	}
 	field(out, "candidates", "%lld left of %lld", num(b, "candidates_left"),
 	    num(b, "candidates"));
-	field(out, "samples", "%lld (%lld misfits)", num(b, "samples"),
-	    num(b, "misfits"));
+	if (json_is_number(json_object_get(b, "drift")))
+		field(out, "samples", "%lld (%lld misfits; test machine drift "
+		    "of %.1f sd, adjusted for)", num(b, "samples"),
+		    num(b, "misfits"),
+		    json_number_value(json_object_get(b, "drift")));
+	else
+		field(out, "samples", "%lld (%lld misfits)", num(b, "samples"),
+		    num(b, "misfits"));
 	status_runs(out, json_object_get(b, "runs"));
 	status_verification(out, json_object_get(b, "verification"));
 	status_lists(out, b);

@@ -105,6 +105,7 @@ bisection_stored_summary(const struct bisection *b, struct store *st,
 	json_object_set_new(o, "candidates", json_integer(n));
 	json_object_set_new(o, "candidates_left", json_integer(left));
 	json_object_set_new(o, "misfits", json_integer(0));
+	json_object_set_new(o, "drift", json_null());
 	json_object_set_new(o, "est_samples_left", json_real(0));
 	json_object_set_new(o, "est_seconds_left", json_null());
 	json_object_set_new(o, "top", top);
@@ -201,6 +202,9 @@ bisection_status_json(struct bisection *b, struct store *st,
 	json_object_set_new(o, "candidates_left",
 	    json_integer((json_int_t)es.candidates_left));
 	json_object_set_new(o, "misfits", json_integer((json_int_t)es.misfits));
+	/* Drift the engine found and adjusts for, in noise sd; null: none. */
+	json_object_set_new(o, "drift", es.drift ? json_real(es.drift_size) :
+	    json_null());
 	json_object_set_new(o, "est_samples_left",
 	    json_real(isfinite(es.est_samples_left) ? es.est_samples_left : 0));
 	if (b->run_ms_n > 0)

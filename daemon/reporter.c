@@ -368,6 +368,12 @@ reporter_gather(struct store *st, const struct config *cfg,
 	in->verification = verify_report(b);
 	rd_origin(rd, cfg);
 	in->machine_seconds = rd->machine_s;
+	if (b->engine_ready) {
+		struct engine_status es;
+
+		engine_status(&b->e, &es);
+		in->drift_sd = es.drift ? es.drift_size : 0;
+	}
 	in->base.sha = rd->base_sha ? rd->base_sha : b->rec.good[0];
 	in->base.values = rd->base;
 	in->base.n_values = rd->nbase;

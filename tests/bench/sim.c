@@ -1,6 +1,7 @@
 /*
- * make bench-sim: the engine against planted culprits, beside the 0-day,
- * Pinpoint and naive baselines on the same cases and seeds.
+ * make bench-sim: the engine against planted culprits, beside the staged
+ * engine of before issue 15 and the 0-day, Pinpoint and naive baselines on
+ * the same cases and seeds.
  *
  * With no case option it prints the standard table; with any of --dag,
  * --n, --noise, --d, --pg, --pb, --skip, --null it runs that one row.
@@ -16,15 +17,19 @@
 #include "bisect/stats.h"
 #include "common/xmalloc.h"
 #include "tests/bench/sim.h"
+#include "tests/bench/sim_goals.h"
 #include "tests/bench/sim_stats.h"
 #include "tests/bench/sim_multi.h"
 
-enum { ST_ENGINE, ST_ZERODAY, ST_PINPOINT, ST_NAIVE, ST_N };
+enum { ST_ENGINE, ST_STAGED, ST_ZERODAY, ST_PINPOINT, ST_NAIVE, ST_N };
 
-static const char *st_names[ST_N] = { "engine", "0-day", "pinpoint", "naive" };
+static const char *st_names[ST_N] = { "engine", "staged", "0-day", "pinpoint",
+	"naive" };
 
 struct opts {
 	struct engine_params ep;
+	struct engine_params staged;	/* ep in the staged mode: the engine
+					   before issue 15, on the same seeds */
 	unsigned	 zd_runs;
 	unsigned	 pp_attempts, pp_cap;
 	int		 strategies[ST_N];
@@ -291,10 +296,22 @@ print_agg(const struct sim_case *cs, int st, struct agg *g, int have_k)
 	printf(" %6.2f", cs->null ? NAN : (g->bisect / t) / lb);
 	if (st == ST_ENGINE && have_k)
 		printf("  (exact%% with 8 hosts %.1f)", 100 * g->exact8 / t);
-	if (st == ST_ENGINE)
+	if (st == ST_ENGINE || st == ST_STAGED)
 		printf("  drift found %.1f%%", 100 * g->drift / t);
 	printf("\n");
 	fflush(stdout);
+}
+
+/* Hands a row's shared and staged figures to the goals table. */
+static void
+target_add(const struct sim_case *cs, const struct agg *g)
+{
+	const struct agg *n = &g[ST_ENGINE], *o = &g[ST_STAGED];
+
+	if (n->trials == 0 || o->trials == 0)
+		return;
+	sim_goals_add(cs, 100.0 * n->exact / n->trials, n->samples / n->trials,
+	    100.0 * o->exact / o->trials, o->samples / o->trials);
 }
 
 /* Every strategy on the same worlds, trial by trial. */
@@ -319,6 +336,9 @@ run_case(const struct sim_case *cs, const struct opts *o)
 			case ST_ENGINE:
 				run_engine(&w, &o->ep, 1, &r);
 				break;
+			case ST_STAGED:
+				run_engine(&w, &o->staged, 1, &r);
+				break;
 			case ST_ZERODAY:
 				sim_zeroday(&w, o->zd_runs, &r);
 				break;
@@ -331,7 +351,9 @@ run_case(const struct sim_case *cs, const struct opts *o)
 			agg_add(&g[st], &w, &r);
 			if (st == ST_ENGINE)
 				calib_add(&w, &r);
-			if (st != ST_ENGINE) {
+			if (st == ST_STAGED) {
+				;	/* one host only: the old engine's cost */
+			} else if (st != ST_ENGINE) {
 				g[st].rounds[1] += r.rounds[1];
 				g[st].rounds[2] += r.rounds[2];
 			} else if (o->host_runs) {
@@ -354,9 +376,12 @@ run_case(const struct sim_case *cs, const struct opts *o)
 	for (st = 0; st < ST_N; st++) {
 		if (!o->strategies[st])
 			continue;
-		print_agg(cs, st, &g[st], st != ST_ENGINE || o->host_runs);
-		free(g[st].slist);
+		print_agg(cs, st, &g[st], st != ST_STAGED &&
+		    (st != ST_ENGINE || o->host_runs));
 	}
+	target_add(cs, g);
+	for (st = 0; st < ST_N; st++)
+		free(g[st].slist);
 }
 
 /*
@@ -497,7 +522,8 @@ usage(void)
 	    "bimodal|passfail]\n"
 	    "           [--d D] [--pg P] [--pb P] [--skip F] [--null] [--trials T]"
 	    " [--seed S]\n"
-	    "           [--strategy all|engine|0day|pinpoint|naive] [--no-hosts]"
+	    "           [--strategy all|engine|staged|0day|pinpoint|naive]"
+	    " [--no-hosts]"
 	    " [--full]\n"
 	    "           [--conf C] [--max-samples N] [--repro-min N]"
 	    " [--repro-max N]\n"
@@ -511,7 +537,7 @@ usage(void)
 	    "           [--drift-z Z] [--drift-check K] [--base LEVEL]\n"
 	    "           [--zeroday-runs N] [--pinpoint-attempts N]"
 	    " [--pinpoint-cap N]\n"
-	    "           [--calibrate[=TRIALS]] [-v]\n");
+	    "           [--mode shared|staged] [--calibrate[=TRIALS]] [-v]\n");
 	exit(2);
 }
 
@@ -538,7 +564,7 @@ main(int argc, char **argv)
 		{ "stop-margin", 1, 0, 'Q' }, { "drift", 1, 0, 'T' },
 		{ "drift-sd", 1, 0, 'A' }, { "drift-len", 1, 0, 'W' },
 		{ "drift-z", 1, 0, 'X' }, { "drift-check", 1, 0, 'Y' },
-		{ "base", 1, 0, 'G' },
+		{ "base", 1, 0, 'G' }, { "mode", 1, 0, 'O' },
 
 		{ 0, 0, 0, 0 },
 	};
@@ -554,7 +580,7 @@ main(int argc, char **argv)
 	o.pp_attempts = 10;
 	o.pp_cap = 30;
 	o.host_runs = 1;
-	o.trials = 100;
+	o.trials = 30;
 	for (i = 0; i < ST_N; i++)
 		o.strategies[i] = 1;
 	while ((ch = getopt_long(argc, argv, "v", lo, NULL)) != -1) {
@@ -573,13 +599,14 @@ main(int argc, char **argv)
 			for (i = 0; i < ST_N; i++)
 				o.strategies[i] = strcmp(optarg, "all") == 0;
 			if (strcmp(optarg, "engine") == 0) o.strategies[ST_ENGINE] = 1;
+			else if (strcmp(optarg, "staged") == 0) o.strategies[ST_STAGED] = 1;
 			else if (strcmp(optarg, "0day") == 0) o.strategies[ST_ZERODAY] = 1;
 			else if (strcmp(optarg, "pinpoint") == 0) o.strategies[ST_PINPOINT] = 1;
 			else if (strcmp(optarg, "naive") == 0) o.strategies[ST_NAIVE] = 1;
 			else if (strcmp(optarg, "all") != 0) usage();
 			break;
 		case 'H': o.host_runs = 0; break;
-		case 'F': o.trials = 500; break;
+		case 'F': cs.trials = 500; break;
 		case 'c': o.ep.confidence = atof(optarg); break;
 		case 'm': o.ep.max_samples = (unsigned)strtoul(optarg, NULL, 10); break;
 		case 'r': o.ep.repro_min = (unsigned)strtoul(optarg, NULL, 10); break;
@@ -610,12 +637,27 @@ main(int argc, char **argv)
 		case 'G': cs.base = atof(optarg); single = 1; break;
 		case 'X': o.ep.drift_z = atof(optarg); break;
 		case 'Y': o.ep.drift_check = (unsigned)strtoul(optarg, NULL, 10); break;
+		case 'O':
+			if (strcmp(optarg, "shared") == 0)
+				o.ep.mode = ENGINE_MODE_SHARED;
+			else if (strcmp(optarg, "staged") == 0)
+				o.ep.mode = ENGINE_MODE_STAGED;
+			else
+				usage();
+			break;
 		case 'v': o.verbose = 1; break;
 		default: usage();
 		}
 	}
 	if (optind != argc || cs.n == 0)
 		usage();
+	/* The staged engine with its own defaults, every other knob as given. */
+	engine_params_staged(&o.staged);
+	i = (int)o.staged.repro_min;
+	o.staged = o.ep;
+	o.staged.mode = ENGINE_MODE_STAGED;
+	if (o.ep.repro_min == 2)
+		o.staged.repro_min = (unsigned)i;
 	if (cal) {
 		calibrate(&o, cal_trials, cs.seed);
 		return 0;
@@ -630,6 +672,7 @@ main(int argc, char **argv)
 	if (cs.trials != 0)
 		o.trials = cs.trials;
 	standard_table(&o, cs.seed);
+	sim_goals_print();
 	calib_print();
 	sim_multi_row(&o.ep, o.trials, cs.seed);
 	return 0;

@@ -1,19 +1,22 @@
 # make bench-sim: the bisection engine against planted culprits and the
 # 0-day, Pinpoint and naive baselines (tests/bench/sim.c), then the
 # two-culprit row (tests/bench/sim_multi.c).  Release build.
+# TRIALS sets the trials per row of the standard table (30: about two
+# minutes on one core; TRIALS=100 for the figures in docs/statistics.md).
 # SIM_ARGS passes options, e.g. SIM_ARGS='--full' or a single row:
 #   make bench-sim SIM_ARGS='--noise t3 --d 2 --trials 500 --seed 7'
 SIM_SRC = tests/bench/sim.c tests/bench/sim_world.c tests/bench/sim_base.c \
-          tests/bench/sim_stats.c \
+          tests/bench/sim_stats.c tests/bench/sim_goals.c \
           tests/bench/sim_multi.c
 SIM_ARGS ?=
+TRIALS ?= 30
 
 $(BUILD)/bench/sim: $(SIM_SRC:%.c=$(BUILD)/obj/%.o) $(BUILD)/libbisectd.a
 	@mkdir -p $(dir $@)
 	$(CC) $(OPT) -o $@ $^ $(PKG_LIBS)
 
 bench-sim: $(BUILD)/bench/sim
-	$(BUILD)/bench/sim $(SIM_ARGS)
+	$(BUILD)/bench/sim --trials $(TRIALS) $(SIM_ARGS)
 
 -include $(SIM_SRC:%.c=$(BUILD)/obj/%.d)
 

@@ -235,6 +235,24 @@ CTEST(status_one_readable)
 	expect_out("c0ffee00c0ff  62.0%  mm: batch the pcp free path");
 	expect_out("6.5 more samples, about 5m00s");
 	cr_expect_null(strstr(o.out, "skipped"), "zero counts are left out");
+	cr_expect_null(strstr(o.out, "drift"), "no drift, nothing said");
+}
+
+/* A drift the engine found is on the samples line; none, nothing said. */
+CTEST(status_says_the_drift)
+{
+	char buf[sizeof(status_running) + 32];
+	const char *at = strstr(status_running, "'misfits':0,");
+
+	cr_assert_not_null(at);
+	snprintf(buf, sizeof(buf), "%.*s'drift':1.75,%s",
+	    (int)(at - status_running), status_running, at);
+	start(FAKESRV_AT_ONCE);
+	reply("status", buf);
+	serve();
+	CTL("status", "4");
+	cr_assert_eq(o.status, 0, "stderr: %s", o.err);
+	expect_out("(0 misfits; test machine drift of 1.8 sd, adjusted for)");
 }
 
 CTEST(status_without_id_is_the_list)

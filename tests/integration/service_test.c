@@ -214,6 +214,10 @@ Test(service, cancel_stops_the_work)
 	for (waited = 0; waited < SVC_WAIT_MS; waited += 50) {
 		b = svc_status(id);
 		if (json_array_size(json_object_get(b, "in_flight")) > 0) {
+			/* A running bisection says whether the machine drifted. */
+			r = json_object_get(b, "drift");
+			cr_assert(json_is_null(r) || (json_is_number(r) &&
+			    json_number_value(r) >= 0), "drift in status");
 			json_decref(b);
 			break;
 		}

@@ -1,3 +1,4 @@
+#include <errno.h>
 #include <math.h>
 
 #include "tests/support/trng.h"
@@ -21,4 +22,22 @@ gauss(struct rng *r)
 	double u = unif(r), v = unif(r);
 
 	return sqrt(-2 * log(1 - u)) * cos(2 * M_PI * v);
+}
+
+/* One shape for the engine suites' lines, so they bisect the same graph. */
+int
+trng_line(struct graph *g, size_t n)
+{
+	uint32_t off[256], par[256];
+	size_t i, k = 0;
+
+	if (n > 255)
+		return -EINVAL;
+	off[0] = 0;
+	for (i = 0; i < n; i++) {
+		if (i > 0)
+			par[k++] = (uint32_t)(i - 1);
+		off[i + 1] = (uint32_t)k;
+	}
+	return graph_init_parents(g, n, off, par, NULL);
 }

@@ -14,17 +14,7 @@ TestSuite(engine_drift, .fini = tst_leak_check);
 static void
 line(struct graph *g, size_t n)
 {
-	uint32_t off[256], par[256];
-	size_t i, k = 0;
-
-	cr_assert(n <= 255);
-	off[0] = 0;
-	for (i = 0; i < n; i++) {
-		if (i > 0)
-			par[k++] = (uint32_t)(i - 1);
-		off[i + 1] = (uint32_t)k;
-	}
-	cr_assert_eq(graph_init_parents(g, n, off, par, NULL), 0);
+	cr_assert_eq(trng_line(g, n), 0);
 }
 
 /* The machine's offset at sample t: a step of `step` at sample `at`. */
@@ -101,7 +91,8 @@ Test(engine_drift, endpoints_are_rechecked_between_probes)
 
 	line(&g, 200);
 	for (off = 0; off < 2; off++) {
-		engine_params_default(&p);
+		/* At 4 sd the shared mode spaces its re-checks (below). */
+		engine_params_staged(&p);
 		if (off)
 			p.drift_check = 0;
 		cr_assert_eq(engine_init(&e, &g, &p, NULL), 0);
@@ -162,11 +153,20 @@ Test(engine_drift, a_step_of_the_machine_is_found_and_modelled)
 	unsigned right, found;
 
 	line(&g, 128);
-	engine_params_default(&p);
+	/*
+	 * The staged engine: its step falls among the reproduction check's
+	 * endpoint samples.  The shared mode has fewer there (below).
+	 */
+	engine_params_staged(&p);
 	/* A step as large as the change, towards the bad level. */
 	trials(&g, &p, 3, 20, 300, &right, &found);
 	cr_assert_geq(right, 6, "%u of 6 right", right);
 	cr_assert_geq(found, 5, "drift found in %u of 6", found);
+	/* The shared mode names no wrong culprit and finds some of the steps. */
+	engine_params_default(&p);
+	trials(&g, &p, 3, 20, 300, &right, &found);
+	cr_assert_geq(right, 6, "shared: %u of 6 right", right);
+	cr_assert_geq(found, 2, "shared: drift found in %u of 6", found);
 	graph_release(&g);
 }
 
@@ -184,11 +184,16 @@ Test(engine_drift, a_steady_machine_is_not_flagged)
 	graph_release(&g);
 }
 
-Test(engine_drift, the_drift_model_replays_exactly)
+/*
+ * A bisection with a step of the machine, then a fresh engine fed the
+ * stored samples in order: it must end in the same state.  need_drift:
+ * the step must have been found.
+ */
+static void
+replays(const struct engine_params *p, int need_drift)
 {
 	static uint32_t rc[2001];
 	static double rv[2001];
-	struct engine_params p;
 	struct engine_status st, st2;
 	struct engine e;
 	struct graph g;
@@ -198,12 +203,12 @@ Test(engine_drift, the_drift_model_replays_exactly)
 	double mass_end;
 
 	line(&g, 128);
-	engine_params_default(&p);
-	cr_assert_eq(run(&g, &p, 70, 3, 3, 20, 42, &got, &st, rc, rv, &n),
+	cr_assert_eq(run(&g, p, 70, 3, 3, 20, 42, &got, &st, rc, rv, &n),
 	    ENGINE_DONE);
-	cr_assert(st.drift, "the step should be found");
+	if (need_drift)
+		cr_assert(st.drift, "the step should be found");
 	/* A fresh engine fed the stored samples in order ends the same. */
-	cr_assert_eq(engine_init(&e, &g, &p, NULL), 0);
+	cr_assert_eq(engine_init(&e, &g, p, NULL), 0);
 	for (i = 0; i < n; i++)
 		cr_assert_eq(engine_add_sample(&e, rc[i], rv[i], NULL), 0);
 	engine_status(&e, &st2);
@@ -211,9 +216,79 @@ Test(engine_drift, the_drift_model_replays_exactly)
 	mass_end = m[got];
 	cr_assert_eq(st2.drift, st.drift);
 	cr_assert_eq(st2.drift_size, st.drift_size);
+	cr_assert_eq(st2.reproduced, st.reproduced);
 	cr_assert_eq(st2.top[0].commit, got);
 	cr_assert_eq(st2.top[0].mass, mass_end);
 	cr_assert_eq(st2.scale, st.scale);
 	engine_release(&e);
+	graph_release(&g);
+}
+
+Test(engine_drift, the_drift_model_replays_exactly)
+{
+	struct engine_params p;
+
+	engine_params_staged(&p);
+	replays(&p, 1);
+}
+
+Test(engine_drift, the_shared_mode_replays_exactly)
+{
+	struct engine_params p;
+
+	engine_params_default(&p);
+	replays(&p, 0);
+}
+
+/*
+ * Endpoint re-checks in 12 probes after 24 endpoint samples a side, at an
+ * effect of d_sd noise sd, in the shared mode.
+ */
+static unsigned
+rechecks_at(const struct graph *g, double d_sd)
+{
+	struct engine_params p;
+	struct engine e;
+	struct engine_action a;
+	struct engine_status st;
+	struct rng r = { 11 };
+	unsigned i, ends = 0;
+	uint32_t x;
+
+	engine_params_default(&p);
+	cr_assert_eq(engine_init(&e, g, &p, NULL), 0);
+	for (i = 0; i < 24; i++) {
+		engine_add_sample(&e, ENGINE_GOOD, 10 + 0.5 * gauss(&r), NULL);
+		engine_add_sample(&e, e.bad, 10 + 0.5 * d_sd + 0.5 * gauss(&r),
+		    NULL);
+	}
+	engine_status(&e, &st);
+	cr_assert(st.reproduced, "a change of %g sd is confirmed", d_sd);
+	for (i = 0; i < 12; i++) {
+		engine_next(&e, 1, &a);
+		cr_assert_eq(a.kind, ENGINE_SAMPLE, "kind %d at %u", a.kind, i);
+		x = a.probes[0];
+		ends += x == ENGINE_GOOD || x == e.bad;
+		engine_add_sample(&e, x, 10 + (x != ENGINE_GOOD && x >= 150 ?
+		    0.5 * d_sd : 0) + 0.5 * gauss(&r), NULL);
+	}
+	engine_release(&e);
+	return ends;
+}
+
+/*
+ * The shared mode re-checks the endpoints as before at 2 sd, and spaces
+ * the re-checks at 8 sd, where a drift of 4 sd cannot pass for a side.
+ */
+Test(engine_drift, the_shared_mode_spaces_rechecks_at_large_effects)
+{
+	struct graph g;
+	unsigned at2, at8;
+
+	line(&g, 200);
+	at2 = rechecks_at(&g, 2);
+	at8 = rechecks_at(&g, 8);
+	cr_assert_geq(at2, 2, "%u re-checks in 12 probes at 2 sd", at2);
+	cr_assert_lt(at8, at2, "%u re-checks at 8 sd, %u at 2 sd", at8, at2);
 	graph_release(&g);
 }

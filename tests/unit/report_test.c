@@ -516,3 +516,34 @@ Test(report, rerun_argv_has_every_request_field)
 	free(s);
 	report_rerun_argv_free(av);
 }
+
+/* Drift the engine found is one line of the text and one JSON field. */
+Test(report, drift_is_said_in_text_and_json)
+{
+	struct report_fixture f;
+	struct bd_error err;
+	char *text, *plain;
+	json_t *j;
+
+	report_fixture_load(&f, "culprit.input.json");
+	cr_assert_eq(report_render_text(&f.in, &plain, &err), 0, "%s", err.msg);
+	cr_assert_null(strstr(plain, "drift"), "no drift, no line");
+	j = report_render_json(&f.in, &err);
+	cr_assert_not_null(j, "%s", err.msg);
+	cr_assert(json_is_null(json_object_get(j, "drift_sd")));
+	json_decref(j);
+	f.in.drift_sd = 1.75;
+	cr_assert_eq(report_render_text(&f.in, &text, &err), 0, "%s", err.msg);
+	cr_assert_not_null(strstr(text, "drift: the test machine drifted by "
+	    "1.8 noise sd during the bisection"), "%s", text);
+	j = report_render_json(&f.in, &err);
+	cr_assert_not_null(j, "%s", err.msg);
+	cr_assert_float_eq(json_real_value(json_object_get(j, "drift_sd")),
+	    1.75, 1e-12);
+	json_decref(j);
+	f.in.drift_sd = NAN;
+	cr_assert_eq(report_validate(&f.in, &err), -EINVAL);
+	free(text);
+	free(plain);
+	report_fixture_release(&f);
+}
