@@ -153,8 +153,8 @@ static void
 print_labs(FILE *out, const json_t *labs)
 {
 	static const char *const head[] = {
-		"LAB", "URL", "DEVICE TYPE", "GROUP", "QUEUED", "RUNNING",
-		"MAX", "HEALTH"
+		"LAB", "URL", "DEVICE TYPE", "GROUP", "BUILDS ON", "QUEUED",
+		"RUNNING", "MAX", "HEALTH"
 	};
 	const json_t *l;
 	struct table t;
@@ -162,12 +162,13 @@ print_labs(FILE *out, const json_t *labs)
 
 	if (json_array_size(labs) == 0)
 		return;
-	table_init(&t, head, "llllrrrl");
+	table_init(&t, head, "lllllrrrl");
 	json_array_foreach(labs, i, l) {
 		table_cell(&t, "%s", str(l, "name"));
 		table_cell(&t, "%s", str(l, "url"));
 		table_cell(&t, "%s", str(l, "device_type"));
 		table_cell(&t, "%s", str(l, "group"));
+		table_cell(&t, "%s", str(l, "build_group"));
 		table_cell(&t, "%lld", num(l, "queued"));
 		table_cell(&t, "%lld", num(l, "running"));
 		table_cell(&t, "%lld", num(l, "max_jobs"));
