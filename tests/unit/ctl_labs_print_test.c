@@ -11,28 +11,10 @@
 
 #include <jansson.h>
 
-#include "ctl/print.h"
+#include "tests/support/ctlprint.h"
 #include "tests/support/tst.h"
 
 TestSuite(ctl_labs_print, .fini = tst_leak_check);
-
-/* What print_hosts prints for the reply text (caller frees). */
-static char *
-clp_hosts(const char *reply)
-{
-	json_error_t jerr;
-	json_t *r = json_loads(reply, 0, &jerr);
-	char *text = NULL;
-	size_t len = 0;
-	FILE *fp;
-
-	cr_assert_not_null(r, "%s", jerr.text);
-	fp = open_memstream(&text, &len);
-	print_hosts(fp, r, NULL, 0);
-	fclose(fp);
-	json_decref(r);
-	return text;
-}
 
 /* The line of the table that starts with name (caller frees). */
 static char *
@@ -51,7 +33,7 @@ clp_row(const char *text, const char *name)
 
 Test(ctl_labs_print, a_lab_row_names_its_build_group)
 {
-	char *text = clp_hosts("{\"ok\":true,\"hosts\":[],\"labs\":["
+	char *text = ctlprint(print_hosts, "{\"ok\":true,\"hosts\":[],\"labs\":["
 	    "{\"name\":\"kci\",\"url\":\"http://127.0.0.1:8000\","
 	    "\"device_type\":\"x86\",\"group\":\"lava\",\"build_group\":"
 	    "\"builders\",\"queued\":2,\"running\":1,\"max_jobs\":4,"

@@ -10,32 +10,14 @@
 
 #include <jansson.h>
 
-#include "ctl/print.h"
+#include "tests/support/ctlprint.h"
 #include "tests/support/tst.h"
 
 TestSuite(ctl_origin_print, .fini = tst_leak_check);
 
-/* What fn prints for the reply text (caller frees). */
-static char *
-cop_print(print_fn *fn, const char *reply)
-{
-	json_error_t jerr;
-	json_t *r = json_loads(reply, 0, &jerr);
-	char *text = NULL;
-	size_t len = 0;
-	FILE *fp;
-
-	cr_assert_not_null(r, "%s", jerr.text);
-	fp = open_memstream(&text, &len);
-	fn(fp, r, NULL, 0);
-	fclose(fp);
-	json_decref(r);
-	return text;
-}
-
 Test(ctl_origin_print, status_names_the_sweep_and_the_reused_runs)
 {
-	char *text = cop_print(print_status, "{\"ok\":true,\"bisection\":"
+	char *text = ctlprint(print_status, "{\"ok\":true,\"bisection\":"
 	    "{\"id\":3,\"state\":\"running\",\"phase\":\"bisecting\","
 	    "\"benchmark\":\"b\",\"metric\":\"tput\",\"group\":\"lab\","
 	    "\"bad\":\"bbbb\",\"good\":[\"aaaa\"],\"verdict\":\"none\","
@@ -47,7 +29,7 @@ Test(ctl_origin_print, status_names_the_sweep_and_the_reused_runs)
 	cr_expect_not_null(strstr(text, "nightly, refs/tags/next-1 to "
 	    "refs/tags/next-2, 6 runs reused\n"), "%s", text);
 	free(text);
-	text = cop_print(print_status, "{\"ok\":true,\"bisection\":"
+	text = ctlprint(print_status, "{\"ok\":true,\"bisection\":"
 	    "{\"id\":3,\"state\":\"running\",\"phase\":\"bisecting\","
 	    "\"benchmark\":\"b\",\"metric\":\"tput\",\"group\":\"lab\","
 	    "\"bad\":\"bbbb\",\"good\":[\"aaaa\"],\"verdict\":\"none\","
@@ -58,7 +40,7 @@ Test(ctl_origin_print, status_names_the_sweep_and_the_reused_runs)
 
 Test(ctl_origin_print, a_reused_sample_shows_its_sweep_row)
 {
-	char *text = cop_print(print_samples, "{\"ok\":true,\"samples\":["
+	char *text = ctlprint(print_samples, "{\"ok\":true,\"samples\":["
 	    "{\"run\":1,\"commit\":\"aaaaaaaaaaaaaaaa\",\"host\":\"\","
 	    "\"metric\":\"tput\",\"index\":0,\"value\":1.5,\"attempt\":1,"
 	    "\"seq\":1,\"reused_from\":12},"
