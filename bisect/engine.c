@@ -21,10 +21,11 @@ engine_params_default(struct engine_params *p)
 	p->max_samples = 500;
 	p->repro_min = 2;
 	p->repro_max = 100;
-	p->repro_alpha = 0.01;
+	p->repro_alpha = 0.0025;
 	p->repro_beta = 0.01;
 	p->repro_effect = 0.8;
 	p->repro_gap = 0.25;
+	p->exist_alpha = 0.0005;
 	p->min_change = 0.01;
 	p->build_cost = 1;
 	p->run_cost = 1;
@@ -54,6 +55,8 @@ engine_params_staged(struct engine_params *p)
 	engine_params_default(p);
 	p->mode = ENGINE_MODE_STAGED;
 	p->repro_min = 3;
+	p->repro_alpha = 0.01;
+	p->exist_alpha = 0;
 }
 
 /* Rejects parameters that would make the model meaningless. */
@@ -87,7 +90,8 @@ check_params(const struct engine_params *p, size_t n, struct bd_error *err)
 	    !(p->level_p >= 0 && p->level_p < 0.5) ||
 	    !(p->level_samples >= 0) ||
 	    !(p->misfit_scales > 0) || !(p->scale_floor_rel >= 0) ||
-	    !(p->resolution >= 0) || !(p->drift_z >= 0))
+	    !(p->resolution >= 0) || !(p->drift_z >= 0) ||
+	    !(p->exist_alpha >= 0 && p->exist_alpha < 0.5))
 		return bd_error_set(err, -EINVAL, "engine parameter out of range");
 	if (p->metric != ENGINE_NUMERIC && p->metric != ENGINE_PASSFAIL)
 		return bd_error_set(err, -EINVAL, "unknown metric kind");
@@ -654,5 +658,6 @@ engine_update(struct engine *e)
 			break;
 	}
 	engine_repro_shared(e);
+	engine_exist_step(e);
 	v->itab_dirty = 1;
 }

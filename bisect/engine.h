@@ -84,8 +84,9 @@ struct engine_params {
 					   the fewest that give two levels and
 					   a scale; staged 3) */
 	unsigned	repro_max;	/* cap per side for the check (100) */
-	double		repro_alpha;	/* nominal false "reproduced" rate
-					   (0.01; measured rates in
+	double		repro_alpha;	/* nominal false "reproduced" rate of
+					   the endpoint check (0.0025; staged
+					   0.01; measured rates in
 					   docs/statistics.md) */
 	double		repro_beta;	/* missed-effect rate at repro_effect
 					   (0.01) */
@@ -93,6 +94,10 @@ struct engine_params {
 					   standard deviations (0.8), or
 					   min_change in measured noise sds
 					   when that is larger */
+	double		exist_alpha;	/* shared mode: nominal false
+					   "reproduced" rate of the Bayes
+					   factor over all samples (0.0005;
+					   0 = the endpoint check alone) */
 	double		repro_gap;	/* pass/fail failure-rate gap of
 					   interest (0.25) */
 	double		min_change;	/* relative change (numeric) or failure
@@ -183,6 +188,10 @@ struct engine_status {
 	double		scale;		/* robust noise scale (numeric) */
 	double		effect;		/* |bad - good| / scale, or rate gap */
 	struct repro_stat repro;	/* last reproduction look */
+	double		change_lbf;	/* shared mode: log Bayes factor of a
+					   change over all samples (0 before
+					   it is computed; frozen once the
+					   change is confirmed) */
 	struct engine_cand top[3];
 	size_t		ntop;
 	size_t		candidates_left; /* smallest set with the confidence */

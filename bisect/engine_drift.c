@@ -21,6 +21,9 @@
 #include "bisect/stats.h"
 #include "common/xmalloc.h"
 
+/* Endpoint samples a side before the drift model may start. */
+#define DRIFT_MIN_ENDS 4
+
 /* Residuals beyond this many scales count as this many. */
 #define DRIFT_CLIP 2.5
 
@@ -260,9 +263,14 @@ engine_drift(struct engine *e)
 	double zmax;
 	int on;
 
-	/* Levels of a change not yet confirmed are too rough for residuals. */
+	/*
+	 * Levels of a change not yet confirmed are too rough for residuals,
+	 * and so are levels whose endpoints have fewer than DRIFT_MIN_ENDS
+	 * samples (the shared mode can confirm a large change before).
+	 */
 	if (e->p.metric != ENGINE_NUMERIC || e->p.drift_z <= 0 ||
-	    v->phase != ENGINE_PHASE_BISECT || !v->reproduced || !v->levels_ok)
+	    v->phase != ENGINE_PHASE_BISECT || !v->reproduced ||
+	    !v->levels_ok || v->ng < DRIFT_MIN_ENDS || v->nb < DRIFT_MIN_ENDS)
 		return 0;
 	zmax = drift_fit(e);
 	on = zmax > 0;

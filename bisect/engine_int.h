@@ -71,6 +71,8 @@ struct engine_priv {
 	unsigned	 looks[REPRO_MAX_LOOKS];
 	size_t		 nlooks, look;
 	struct repro_stat rstat;
+	double		 exist_lbf;	/* log Bayes factor of a change over
+					   all samples (engine_exist.c) */
 
 	/* Information per sample. */
 	double		 itab[ENGINE_ITAB + 1];
@@ -111,6 +113,12 @@ void	engine_repro_step(struct engine *e);
 
 /* Shared mode: the check's later looks, beside the bisection. */
 void	engine_repro_shared(struct engine *e);
+
+/* Log Bayes factor of "a change" over all samples (engine_exist.c). */
+double	engine_exist_lbf(const struct engine *e);
+
+/* Shared mode: confirms the change on that Bayes factor. */
+void	engine_exist_step(struct engine *e);
 
 /* Endpoint probes of the reproduction phase. */
 void	engine_repro_next(struct engine *e, unsigned nfree,

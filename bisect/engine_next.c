@@ -344,12 +344,14 @@ fill_from_plan(struct engine *e, unsigned nfree, size_t cand_inflight)
  * included) have come since the last endpoint sample, half as many while
  * the drift model adjusts the values: the drift test and model need values of known side
  * spread over time.  The side whose last sample is older goes first.  The
- * shared mode, once the change is confirmed, spaces them by (effect / 4)^2
- * more above an effect of 4 scales: there a drift of twice the size the
- * simulator plants (2 sd) moves no value across the midpoint of the
- * levels.  Before, they also feed the reproduction test, which must not
- * starve while the bisection runs (a null range would spend the budget).
+ * shared mode spaces them by (effect / DRIFT_SPACED_EFFECT)^2 more above
+ * that effect: a drift of 2 sd then moves no value far towards the other
+ * level.  Without the Bayes factor over all samples (exist_alpha = 0) the
+ * spacing waits for the confirmed change, since before it the re-checks
+ * feed the endpoint test, which must not starve while the bisection runs.
  */
+#define DRIFT_SPACED_EFFECT 2.5
+
 static void
 drift_probes(struct engine *e, unsigned nfree)
 {
@@ -373,9 +375,10 @@ drift_probes(struct engine *e, unsigned nfree)
 	/* Once drift is found the model needs more values of known side. */
 	if (v->drift_on)
 		every = every / 2 > 2 ? every / 2 : 2;
-	else if (e->p.mode == ENGINE_MODE_SHARED && v->reproduced) {
+	else if (e->p.mode == ENGINE_MODE_SHARED &&
+	    (v->reproduced || e->p.exist_alpha > 0)) {
 		/* A drift of 2 sd cannot pass for a side at a large effect. */
-		d = fabs(v->mu_b - v->mu_g) / v->scale / 4;
+		d = fabs(v->mu_b - v->mu_g) / v->scale / DRIFT_SPACED_EFFECT;
 		if (d > 1)
 			every = (size_t)((double)every * fmin(d * d, 1e6));
 	}
@@ -552,6 +555,7 @@ engine_status(const struct engine *e, struct engine_status *st)
 	memset(st, 0, sizeof(*st));
 	st->phase = v->phase;
 	st->reproduced = v->reproduced;
+	st->change_lbf = v->exist_lbf;
 	st->samples = v->ns;
 	st->good_samples = v->ng;
 	st->bad_samples = v->nb;

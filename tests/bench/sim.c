@@ -256,13 +256,14 @@ print_case_header(const struct sim_case *cs, const struct opts *o)
 	printf("\n");
 	printf("     --conf %g --max-samples %u --repro-min %u --repro-max %u"
 	    " --repro-alpha %g --repro-beta %g --repro-effect %g --repro-gap %g"
-	    " --min-change %g --build-cost %g --run-cost %g --dof %g"
+	    " --exist-alpha %g --min-change %g --build-cost %g --run-cost %g --dof %g"
 	    " --contamination %g --level-p %g --level-samples %g"
 	    " --stop-margin %g --drift-z %g --drift-check %u"
 	    " --zeroday-runs %u --pinpoint-attempts %u --pinpoint-cap %u\n",
 	    o->ep.confidence, o->ep.max_samples, o->ep.repro_min,
 	    o->ep.repro_max, o->ep.repro_alpha, o->ep.repro_beta,
-	    o->ep.repro_effect, o->ep.repro_gap, o->ep.min_change,
+	    o->ep.repro_effect, o->ep.repro_gap, o->ep.exist_alpha,
+	    o->ep.min_change,
 	    o->ep.build_cost, o->ep.run_cost, o->ep.t_dof, o->ep.contamination,
 	    o->ep.level_p, o->ep.level_samples, o->ep.stop_margin,
 	    o->ep.drift_z, o->ep.drift_check,
@@ -528,7 +529,7 @@ usage(void)
 	    "           [--conf C] [--max-samples N] [--repro-min N]"
 	    " [--repro-max N]\n"
 	    "           [--repro-alpha A] [--repro-beta B] [--repro-effect D]"
-	    " [--repro-gap G]\n"
+	    " [--repro-gap G] [--exist-alpha A]\n"
 	    "           [--min-change F] [--build-cost C] [--run-cost C]"
 	    " [--dof NU]\n"
 	    "           [--contamination E] [--level-p P] [--level-samples K]\n"
@@ -561,6 +562,7 @@ main(int argc, char **argv)
 		{ "calibrate", 2, 0, 'K' }, { "level-p", 1, 0, 'L' },
 		{ "level-samples", 1, 0, 'l' }, { "repro-beta", 1, 0, 'x' },
 		{ "repro-effect", 1, 0, 'y' }, { "repro-gap", 1, 0, 'w' },
+		{ "exist-alpha", 1, 0, 'E' },
 		{ "stop-margin", 1, 0, 'Q' }, { "drift", 1, 0, 'T' },
 		{ "drift-sd", 1, 0, 'A' }, { "drift-len", 1, 0, 'W' },
 		{ "drift-z", 1, 0, 'X' }, { "drift-check", 1, 0, 'Y' },
@@ -631,6 +633,7 @@ main(int argc, char **argv)
 		case 'x': o.ep.repro_beta = atof(optarg); break;
 		case 'y': o.ep.repro_effect = atof(optarg); break;
 		case 'w': o.ep.repro_gap = atof(optarg); break;
+		case 'E': o.ep.exist_alpha = atof(optarg); break;
 		case 'T': cs.drift = optarg; single = 1; break;
 		case 'A': cs.drift_sd = atof(optarg); break;
 		case 'W': cs.drift_len = (unsigned)strtoul(optarg, NULL, 10); break;
@@ -651,13 +654,24 @@ main(int argc, char **argv)
 	}
 	if (optind != argc || cs.n == 0)
 		usage();
-	/* The staged engine with its own defaults, every other knob as given. */
-	engine_params_staged(&o.staged);
-	i = (int)o.staged.repro_min;
-	o.staged = o.ep;
-	o.staged.mode = ENGINE_MODE_STAGED;
-	if (o.ep.repro_min == 2)
-		o.staged.repro_min = (unsigned)i;
+	/*
+	 * The staged engine with its own defaults where they differ from the
+	 * shared mode's (first look, endpoint alpha) unless given; every
+	 * other knob as given.
+	 */
+	{
+		struct engine_params sd, dd;
+
+		engine_params_staged(&sd);
+		engine_params_default(&dd);
+		o.staged = o.ep;
+		o.staged.mode = ENGINE_MODE_STAGED;
+		o.staged.exist_alpha = 0;
+		if (o.ep.repro_min == dd.repro_min)
+			o.staged.repro_min = sd.repro_min;
+		if (o.ep.repro_alpha == dd.repro_alpha)
+			o.staged.repro_alpha = sd.repro_alpha;
+	}
 	if (cal) {
 		calibrate(&o, cal_trials, cs.seed);
 		return 0;

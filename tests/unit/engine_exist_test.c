@@ -1,0 +1,209 @@
+/*
+ * "Is there a change", asked of every sample (bisect/engine_exist.c): the
+ * Bayes factor matches its integral, candidates' samples confirm a change
+ * the endpoints alone cannot yet, and a steady range is not confirmed.
+ */
+#include <criterion/criterion.h>
+#include <math.h>
+#include <string.h>
+
+#include "bisect/engine.h"
+#include "bisect/graph.h"
+#include "tests/support/trng.h"
+#include "tests/support/tst.h"
+
+TestSuite(engine_exist, .fini = tst_leak_check);
+
+/* The effect sizes (noise sds) the engine's alternative mixes. */
+static const double taus[] = { 0.5, 1, 2, 4, 8 };
+
+/* log of the normal density of x with mean m and sd s. */
+static double
+lnorm(double x, double m, double s)
+{
+	return -0.5 * ((x - m) / s) * ((x - m) / s) - log(s) -
+	    0.5 * log(2 * M_PI);
+}
+
+/*
+ * The Bayes factor of "bad side at mu + delta sigma" against "one level"
+ * by brute force: the likelihoods integrated over mu, log sigma (the
+ * invariant prior d mu d sigma / sigma) and delta ~ N(0, tau^2), on grids
+ * wide enough for the values below.  An independent check of the closed
+ * form the engine uses.
+ */
+static double
+brute_lbf(const double *g, size_t ng, const double *b, size_t nb)
+{
+	const int NM = 160, NS = 120, ND = 120;
+	double m0 = 0, m1[5] = { 0 }, mu, s, dl, l0, lg, lb, w, sum = 0;
+	int i, j, k;
+	size_t x, t;
+
+	for (i = 0; i < NM; i++) {
+		mu = 7 + 8.0 * i / NM;
+		for (j = 0; j < NS; j++) {
+			/* d sigma / sigma = d log sigma: the grid is in log sigma. */
+			s = exp(-3 + 5.0 * j / NS);
+			lg = 0;
+			for (x = 0; x < ng; x++)
+				lg += lnorm(g[x], mu, s);
+			l0 = lg;
+			for (x = 0; x < nb; x++)
+				l0 += lnorm(b[x], mu, s);
+			m0 += exp(l0);
+			for (t = 0; t < 5; t++) {
+				for (k = 0; k < ND; k++) {
+					dl = taus[t] * (-7 + 14.0 * k / ND);
+					lb = 0;
+					for (x = 0; x < nb; x++)
+						lb += lnorm(b[x], mu + dl * s, s);
+					w = exp(lnorm(dl, 0, taus[t])) *
+					    taus[t] * 14.0 / ND;
+					m1[t] += exp(lg + lb) * w;
+				}
+			}
+		}
+	}
+	for (t = 0; t < 5; t++)
+		sum += m1[t] / m0;
+	return log(sum / 5);
+}
+
+/*
+ * On a graph of two commits with samples only at the endpoints every
+ * culprit splits the samples the same way, so the engine's factor is the
+ * two-sample one; it must agree with the integral.
+ */
+Test(engine_exist, the_bayes_factor_is_the_integral)
+{
+	static const double good[] = { 10.2, 11.1, 9.6, 10.4 };
+	static const double bad[] = { 11.3, 12.2, 10.9, 11.8 };
+	struct engine_params p;
+	struct engine_status st;
+	struct engine e;
+	struct graph g;
+	double want;
+	size_t i;
+
+	cr_assert_eq(trng_line(&g, 2), 0);
+	engine_params_default(&p);
+	cr_assert_eq(engine_init(&e, &g, &p, NULL), 0);
+	for (i = 0; i < 4; i++) {
+		cr_assert_eq(engine_add_sample(&e, ENGINE_GOOD, good[i], NULL), 0);
+		cr_assert_eq(engine_add_sample(&e, e.bad, bad[i], NULL), 0);
+	}
+	engine_status(&e, &st);
+	want = brute_lbf(good, 4, bad, 4);
+	cr_log_info("closed form %.6f, integral %.6f", st.change_lbf, want);
+	cr_assert(want > 1, "the integral %g should favour a change", want);
+	cr_assert_not(st.reproduced, "confirmed before the last sample");
+	cr_assert(fabs(st.change_lbf - want) < 0.01, "closed form %g, integral %g",
+	    st.change_lbf, want);
+	engine_release(&e);
+	graph_release(&g);
+}
+
+/*
+ * Feeds the engine's own probes with a change of d sd at commit c (c = n
+ * for none) in unit normal noise until the change is confirmed or the
+ * engine stops.  Returns whether it was confirmed; *ends the endpoint
+ * samples at that point.
+ */
+static int
+confirm(const struct engine_params *p, const struct graph *g, uint32_t c,
+    double d, uint64_t seed, size_t *ends)
+{
+	struct engine e;
+	struct engine_action a;
+	struct engine_status st;
+	struct rng r = { seed };
+	unsigned t;
+	uint32_t x;
+
+	cr_assert_eq(engine_init(&e, g, p, NULL), 0);
+	for (t = 0; t < 600; t++) {
+		engine_status(&e, &st);
+		if (st.reproduced)
+			break;
+		engine_next(&e, 1, &a);
+		if (a.kind != ENGINE_SAMPLE)
+			break;
+		x = a.probes[0];
+		cr_assert_eq(engine_add_sample(&e, x, 50 + (x != ENGINE_GOOD &&
+		    x >= c ? d : 0) + gauss(&r), NULL), 0);
+	}
+	engine_status(&e, &st);
+	*ends = st.good_samples + st.bad_samples;
+	engine_release(&e);
+	return st.reproduced;
+}
+
+/*
+ * A change of 8 sd: with the factor the change is confirmed with at most
+ * half the endpoint samples the endpoint check needs alone, so the
+ * candidates' samples did the confirming.
+ */
+Test(engine_exist, candidates_confirm_a_change)
+{
+	struct engine_params with, without;
+	struct graph g;
+	size_t ends_with, ends_without, sum_with = 0, sum_without = 0;
+	unsigned t;
+
+	cr_assert_eq(trng_line(&g, 200), 0);
+	engine_params_default(&with);
+	without = with;
+	without.exist_alpha = 0;
+	for (t = 0; t < 6; t++) {
+		uint32_t c = (uint32_t)(17 + 29 * t);
+
+		cr_assert(confirm(&with, &g, c, 8, 40 + t, &ends_with),
+		    "trial %u not confirmed", t);
+		cr_assert(confirm(&without, &g, c, 8, 40 + t, &ends_without),
+		    "trial %u not confirmed by the endpoints", t);
+		sum_with += ends_with;
+		sum_without += ends_without;
+	}
+	cr_log_info("endpoint samples at confirmation: %zu with the factor, "
+	    "%zu without", sum_with, sum_without);
+	cr_assert_leq(2 * sum_with, sum_without, "%zu endpoint samples with the "
+	    "factor, %zu without", sum_with, sum_without);
+	graph_release(&g);
+}
+
+/*
+ * No change anywhere, while the bisection samples candidates: the factor
+ * must not confirm one.  Ten seeded runs to the end.
+ */
+Test(engine_exist, a_steady_range_is_not_confirmed)
+{
+	struct engine_params p;
+	struct graph g;
+	size_t ends;
+	unsigned t;
+
+	cr_assert_eq(trng_line(&g, 200), 0);
+	engine_params_default(&p);
+	for (t = 0; t < 10; t++)
+		cr_assert_not(confirm(&p, &g, 200, 0, 900 + t, &ends),
+		    "trial %u confirmed a change that is not there", t);
+	graph_release(&g);
+}
+
+/* exist_alpha outside [0, 0.5) is refused. */
+Test(engine_exist, exist_alpha_is_checked)
+{
+	struct engine_params p;
+	struct engine e;
+	struct graph g;
+	struct bd_error err;
+
+	cr_assert_eq(trng_line(&g, 4), 0);
+	engine_params_default(&p);
+	p.exist_alpha = 0.7;
+	cr_assert_eq(engine_init(&e, &g, &p, &err), -EINVAL);
+	p.exist_alpha = -1;
+	cr_assert_eq(engine_init(&e, &g, &p, &err), -EINVAL);
+	graph_release(&g);
+}
