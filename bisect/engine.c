@@ -26,6 +26,7 @@ engine_params_default(struct engine_params *p)
 	p->repro_effect = 0.8;
 	p->repro_gap = 0.25;
 	p->exist_alpha = 0.0005;
+	p->null_min_change = 1;
 	p->min_change = 0.01;
 	p->build_cost = 1;
 	p->run_cost = 1;
@@ -57,6 +58,7 @@ engine_params_staged(struct engine_params *p)
 	p->repro_min = 3;
 	p->repro_alpha = 0.01;
 	p->exist_alpha = 0;
+	p->null_min_change = 0;
 }
 
 /* Rejects parameters that would make the model meaningless. */
@@ -164,6 +166,7 @@ engine_init(struct engine *e, const struct graph *g,
 	v->rp.effect = p->repro_effect;
 	v->rp.gap = p->repro_gap;
 	v->rp.min_change = p->min_change;
+	v->rp.price_min_change = p->null_min_change;
 	v->rp.passfail = p->metric == ENGINE_PASSFAIL;
 	v->nlooks = repro_schedule(&v->rp, v->looks, REPRO_MAX_LOOKS);
 	v->phase = ENGINE_PHASE_REPRO;

@@ -17,7 +17,8 @@
  * commit = ENGINE_GOOD.
  *
  * The engine runs a reproduction check on the endpoints (GOOD and the bad
- * index), before the bisection or, in the shared mode, beside it; it keeps
+ * index), before the bisection or, in the shared mode, beside it, where a
+ * Bayes factor over every sample can also confirm the change; it keeps
  * a posterior over which candidate is the culprit and asks for probes
  * until one holds the configured confidence with direct samples at it and
  * its parents (docs/statistics.md).
@@ -100,6 +101,10 @@ struct engine_params {
 					   0 = the endpoint check alone) */
 	double		repro_gap;	/* pass/fail failure-rate gap of
 					   interest (0.25) */
+	int		null_min_change; /* numeric: the endpoint check's effect
+					   of interest is at least min_change,
+					   so a null is priced by it (1;
+					   staged 0) */
 	double		min_change;	/* relative change (numeric) or failure
 					   rate difference (pass/fail) below
 					   which a change is not reproduced

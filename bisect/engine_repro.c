@@ -4,7 +4,9 @@
  * bisect/repro.c on the good and the bad endpoint).  In the shared mode
  * (the default) the bisection starts after the check's first look and the
  * check goes on beside it, on endpoint samples that also serve the levels
- * and the drift re-checks; the candidates' samples serve the levels.
+ * and the drift re-checks; the candidates' samples serve the levels and
+ * the Bayes factor of bisect/engine_exist.c, which can confirm the change
+ * before the endpoints do.
  * Also here: the endpoint samples each mode asks for.
  */
 #include <math.h>

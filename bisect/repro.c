@@ -150,6 +150,15 @@ repro_decide(const struct repro_params *rp, const double *good, size_t ng,
 	else
 		st->rel_change = y.loc_b == y.loc_a ? 0 : INFINITY;
 	theta = rp->effect / sqrt(1.0 / ng + 1.0 / nb);
+	/*
+	 * A change of min_change, when that is larger: its score at this
+	 * look is its size over the comparison's own standard error, passed
+	 * through the same t to p to normal-score map as the observed one
+	 * (a quiet side must not make a noisy one's change look ruled out).
+	 */
+	if (rp->price_min_change && base > 0 && y.se > 0 && y.df > 0)
+		theta = fmax(theta, p_to_z(stats_t_sf2(rp->min_change * base /
+		    y.se, y.df)));
 	r = sequential(rp, p_to_z(y.p), theta, INFINITY, last, st);
 	if (fabs(st->rel_change) >= rp->min_change || r != REPRO_REPRODUCED)
 		return r;

@@ -45,6 +45,9 @@ struct repro_params {
 	double		gap;		/* pass/fail failure-rate gap */
 	double		min_change;	/* relative (numeric) or absolute rate */
 	int		passfail;	/* values are 0 pass / 1 fail */
+	int		price_min_change; /* numeric: the effect of interest is
+					   at least min_change, scored by the
+					   comparison's standard error */
 };
 
 enum repro_result {

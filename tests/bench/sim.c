@@ -530,6 +530,7 @@ usage(void)
 	    " [--repro-max N]\n"
 	    "           [--repro-alpha A] [--repro-beta B] [--repro-effect D]"
 	    " [--repro-gap G] [--exist-alpha A]\n"
+	    "           [--null-min-change 0|1]\n"
 	    "           [--min-change F] [--build-cost C] [--run-cost C]"
 	    " [--dof NU]\n"
 	    "           [--contamination E] [--level-p P] [--level-samples K]\n"
@@ -562,7 +563,7 @@ main(int argc, char **argv)
 		{ "calibrate", 2, 0, 'K' }, { "level-p", 1, 0, 'L' },
 		{ "level-samples", 1, 0, 'l' }, { "repro-beta", 1, 0, 'x' },
 		{ "repro-effect", 1, 0, 'y' }, { "repro-gap", 1, 0, 'w' },
-		{ "exist-alpha", 1, 0, 'E' },
+		{ "exist-alpha", 1, 0, 'E' }, { "null-min-change", 1, 0, 'J' },
 		{ "stop-margin", 1, 0, 'Q' }, { "drift", 1, 0, 'T' },
 		{ "drift-sd", 1, 0, 'A' }, { "drift-len", 1, 0, 'W' },
 		{ "drift-z", 1, 0, 'X' }, { "drift-check", 1, 0, 'Y' },
@@ -634,6 +635,7 @@ main(int argc, char **argv)
 		case 'y': o.ep.repro_effect = atof(optarg); break;
 		case 'w': o.ep.repro_gap = atof(optarg); break;
 		case 'E': o.ep.exist_alpha = atof(optarg); break;
+		case 'J': o.ep.null_min_change = atoi(optarg); break;
 		case 'T': cs.drift = optarg; single = 1; break;
 		case 'A': cs.drift_sd = atof(optarg); break;
 		case 'W': cs.drift_len = (unsigned)strtoul(optarg, NULL, 10); break;
@@ -667,6 +669,7 @@ main(int argc, char **argv)
 		o.staged = o.ep;
 		o.staged.mode = ENGINE_MODE_STAGED;
 		o.staged.exist_alpha = 0;
+		o.staged.null_min_change = 0;
 		if (o.ep.repro_min == dd.repro_min)
 			o.staged.repro_min = sd.repro_min;
 		if (o.ep.repro_alpha == dd.repro_alpha)

@@ -260,7 +260,7 @@ Test(engine, change_below_minimum_is_not_reproduced)
 
 Test(engine, repro_schedule_grows_to_the_cap)
 {
-	struct repro_params rp = { 3, 100, 0.005, 0.01, 1, 0.25, 0.01, 0 };
+	struct repro_params rp = { 3, 100, 0.005, 0.01, 1, 0.25, 0.01, 0, 0 };
 	unsigned s[REPRO_MAX_LOOKS];
 	size_t k = repro_schedule(&rp, s, REPRO_MAX_LOOKS), i;
 
