@@ -205,6 +205,15 @@ bisection_status_json(struct bisection *b, struct store *st,
 	/* Drift the engine found and adjusts for, in noise sd; null: none. */
 	json_object_set_new(o, "drift", es.drift ? json_real(es.drift_size) :
 	    json_null());
+	/*
+	 * Whether the change is confirmed yet (the shared mode bisects
+	 * before), and the evidence for one over all samples, log10 of the
+	 * Bayes factor; null where the engine does not compute it.
+	 */
+	json_object_set_new(o, "change_confirmed", json_boolean(es.reproduced));
+	json_object_set_new(o, "change_log10_bf",
+	    b->e.p.exist_alpha > 0 && b->e.p.metric == ENGINE_NUMERIC ?
+	    json_real(es.change_lbf / M_LN10) : json_null());
 	json_object_set_new(o, "est_samples_left",
 	    json_real(isfinite(es.est_samples_left) ? es.est_samples_left : 0));
 	if (b->run_ms_n > 0)

@@ -218,6 +218,11 @@ Test(service, cancel_stops_the_work)
 			r = json_object_get(b, "drift");
 			cr_assert(json_is_null(r) || (json_is_number(r) &&
 			    json_number_value(r) >= 0), "drift in status");
+			/* And whether the change is confirmed, with its evidence. */
+			cr_assert(json_is_boolean(json_object_get(b,
+			    "change_confirmed")), "change_confirmed in status");
+			cr_assert(json_is_number(json_object_get(b,
+			    "change_log10_bf")), "change_log10_bf in status");
 			json_decref(b);
 			break;
 		}
