@@ -106,6 +106,12 @@ bisection_stored_summary(const struct bisection *b, struct store *st,
 	json_object_set_new(o, "candidates_left", json_integer(left));
 	json_object_set_new(o, "misfits", json_integer(0));
 	json_object_set_new(o, "drift", json_null());
+	/* A culprit was a confirmed change, "not reproduced" was not one. */
+	json_object_set_new(o, "change_confirmed",
+	    b->rec.verdict == STORE_VERDICT_CULPRIT ? json_true() :
+	    b->rec.verdict == STORE_VERDICT_NOT_REPRODUCED ? json_false() :
+	    json_null());
+	json_object_set_new(o, "change_log10_bf", json_null());
 	json_object_set_new(o, "est_samples_left", json_real(0));
 	json_object_set_new(o, "est_seconds_left", json_null());
 	json_object_set_new(o, "top", top);
