@@ -363,6 +363,21 @@ side_values(struct engine *e, int side)
 }
 
 /*
+ * The smallest noise scale the model believes: relative to the levels (a
+ * constant metric must not make one sample infinitely sure), the metric's
+ * resolution, and a tiny absolute floor for levels at zero.
+ */
+double
+engine_scale_floor(const struct engine *e)
+{
+	const struct engine_priv *v = e->priv;
+	double big = fmax(fabs(v->mu_g), fabs(v->mu_b));
+
+	return fmax(fmax(e->p.scale_floor_rel * big, e->p.resolution),
+	    1e-9 * (1 + big));
+}
+
+/*
  * One pooled robust scale for both sides (noise is usually the same on
  * both; pooling halves the estimate's variance when samples are few) and
  * each side's Huber location: the mean of the bulk, a bounded pull from a
@@ -374,7 +389,7 @@ levels_numeric(struct engine *e)
 	struct engine_priv *v = e->priv;
 	struct stats_levels lv;
 	size_t ng, nb;
-	double *g, floor_s, big;
+	double *g, floor_s;
 
 	ng = side_values(e, -1);
 	g = xcalloc(v->ns + 1, sizeof(double));
@@ -386,9 +401,7 @@ levels_numeric(struct engine *e)
 	v->mu_g = lv.loc_a;
 	v->mu_b = lv.loc_b;
 	v->scale = lv.scale;
-	big = fmax(fabs(v->mu_g), fabs(v->mu_b));
-	floor_s = fmax(e->p.scale_floor_rel * big, e->p.resolution);
-	floor_s = fmax(floor_s, 1e-9 * (1 + big));
+	floor_s = engine_scale_floor(e);
 	if (v->scale < floor_s)
 		v->scale = floor_s;
 	v->nlev_g = ng;

@@ -193,10 +193,12 @@ struct engine_status {
 	double		scale;		/* robust noise scale (numeric) */
 	double		effect;		/* |bad - good| / scale, or rate gap */
 	struct repro_stat repro;	/* last reproduction look */
-	double		change_lbf;	/* shared mode: log Bayes factor of a
-					   change over all samples (0 before
-					   it is computed; frozen once the
-					   change is confirmed) */
+	double		change_lbf;	/* log Bayes factor of a change over
+					   all samples (0 before it is
+					   computed; frozen once the change is
+					   confirmed); NAN where the engine
+					   does not compute it (staged mode,
+					   exist_alpha 0, pass/fail) */
 	struct engine_cand top[3];
 	size_t		ntop;
 	size_t		candidates_left; /* smallest set with the confidence */

@@ -19,10 +19,10 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
-#include <stdio.h>
 
 #include "bisect/engine.h"
 #include "bisect/engine_int.h"
+#include "bisect/stats.h"
 #include "common/xmalloc.h"
 
 /* Effect sizes (noise sds) the alternative mixes, equally weighted. */
@@ -57,22 +57,6 @@ group_add(struct exist_group *a, const struct exist_group *b)
 	a->ss += b->ss;
 }
 
-static double
-log_mean_exp(const double *x, size_t n)
-{
-	double max = -INFINITY, sum = 0;
-	size_t i;
-
-	for (i = 0; i < n; i++)
-		if (x[i] > max)
-			max = x[i];
-	if (max == -INFINITY)
-		return max;
-	for (i = 0; i < n; i++)
-		sum += exp(x[i] - max);
-	return max + log(sum / (double)n);
-}
-
 /*
  * The split's log Bayes factor (Gönen et al.'s two-sample form): with
  * r = t^2 / nu and g = 1 + n_delta tau^2,
@@ -102,23 +86,25 @@ split_lbf(const struct exist_group *a, const struct exist_group *b,
 		l[k] = -0.5 * log(g) + 0.5 * (nu + 1) *
 		    (log1p(r) - log1p(r / g));
 	}
-	return log_mean_exp(l, EXIST_NTAU);
+	return stats_log_mean_exp(l, EXIST_NTAU);
 }
 
 /*
  * Returns log BF of "a change at some candidate" against "no change" over
  * all samples (raw values: the drift model is fitted assuming a change).
  */
-double
-engine_exist_lbf(const struct engine *e)
+static double
+exist_lbf(const struct engine *e)
 {
 	const struct engine_priv *v = e->priv;
 	struct exist_group *slot, good = { 0, 0, 0 }, bad = { 0, 0, 0 };
 	struct exist_group all, gb, gg;
 	size_t i, c, k, w = v->words;
-	double ref, x, big, floor_s, lbf = 0, max = -INFINITY, sum = 0;
+	double ref, x, floor_s, lbf = 0, max = -INFINITY, sum = 0;
 	double wmax = -INFINITY, wsum = 0, l, lo, hi;
 	const uint64_t *d;
+	const uint64_t *held = NULL;
+	int have = 0;
 	uint64_t bits;
 
 	if (e->p.metric != ENGINE_NUMERIC || v->ns < 3 || v->desc_dirty)
@@ -149,18 +135,22 @@ engine_exist_lbf(const struct engine *e)
 	group_add(&all, &bad);
 	for (k = 0; k < v->nslots; k++)
 		group_add(&all, &slot[k]);
-	big = fmax(fabs(v->mu_g), fabs(v->mu_b));
-	floor_s = fmax(e->p.scale_floor_rel * big, e->p.resolution);
-	floor_s = fmax(floor_s, 1e-9 * (1 + big));
+	floor_s = engine_scale_floor(e);
 	for (c = 0; c < v->n; c++)
 		if (v->logprior[c] > wmax)
 			wmax = v->logprior[c];
 	for (c = 0; c < v->n; c++) {
 		if (v->logprior[c] == -INFINITY)
 			continue;
+		/*
+		 * Neighbours usually share a descendant set, and so the split;
+		 * without slots every culprit splits the samples alike.
+		 */
 		d = w > 0 && v->nslots > 0 ? &v->desc[c * w] : NULL;
-		if (c == 0 || d == NULL ||
-		    memcmp(d, d - w, w * sizeof(uint64_t)) != 0) {
+		if (!have || (d != NULL &&
+		    memcmp(d, held, w * sizeof(uint64_t)) != 0)) {
+			have = 1;
+			held = d;
 			gb = bad;
 			if (d != NULL)
 				for (k = 0; k < w; k++)
@@ -204,7 +194,7 @@ engine_exist_step(struct engine *e)
 	    v->reproduced || e->p.metric != ENGINE_NUMERIC ||
 	    v->phase != ENGINE_PHASE_BISECT || !v->levels_ok)
 		return;
-	v->exist_lbf = engine_exist_lbf(e);
+	v->exist_lbf = exist_lbf(e);
 	if (v->ns < EXIST_MIN_SAMPLES)
 		return;
 	rel = fabs(v->mu_b - v->mu_g) / fmax(fabs(v->mu_g), 1e-300);

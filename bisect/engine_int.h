@@ -102,6 +102,9 @@ int	engine_sample_side(const struct engine *e, size_t i);
  */
 int	engine_drift(struct engine *e);
 
+/* The smallest noise scale the model allows at the current levels. */
+double	engine_scale_floor(const struct engine *e);
+
 /* Recomputes levels, evidence and posterior after an event. */
 void	engine_update(struct engine *e);
 
@@ -113,9 +116,6 @@ void	engine_repro_step(struct engine *e);
 
 /* Shared mode: the check's later looks, beside the bisection. */
 void	engine_repro_shared(struct engine *e);
-
-/* Log Bayes factor of "a change" over all samples (engine_exist.c). */
-double	engine_exist_lbf(const struct engine *e);
 
 /* Shared mode: confirms the change on that Bayes factor. */
 void	engine_exist_step(struct engine *e);

@@ -555,7 +555,9 @@ engine_status(const struct engine *e, struct engine_status *st)
 	memset(st, 0, sizeof(*st));
 	st->phase = v->phase;
 	st->reproduced = v->reproduced;
-	st->change_lbf = v->exist_lbf;
+	st->change_lbf = e->p.mode == ENGINE_MODE_SHARED &&
+	    e->p.exist_alpha > 0 && e->p.metric == ENGINE_NUMERIC ?
+	    v->exist_lbf : NAN;
 	st->samples = v->ns;
 	st->good_samples = v->ng;
 	st->bad_samples = v->nb;

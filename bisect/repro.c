@@ -78,16 +78,14 @@ sequential(const struct repro_params *rp, double z, double theta, double cap,
 {
 	double a = log((1 - rp->beta) / rp->alpha);
 	double b = log(rp->beta / (1 - rp->alpha));
-	double l[4], max = -INFINITY, sum = 0, m = 1;
+	double l[4], max = -INFINITY, m = 1;
 	int k;
 
 	for (k = 0; k < 4; k++, m *= 2) {
 		l[k] = repro_llr(z, theta * fmin(m, cap));
 		max = fmax(max, l[k]);
 	}
-	for (k = 0; k < 4; k++)
-		sum += exp(l[k] - max);
-	st->llr = max + log(sum / 4);
+	st->llr = stats_log_mean_exp(l, 4);
 	if (st->llr >= a)
 		return REPRO_REPRODUCED;
 	if (max <= b || last)

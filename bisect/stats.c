@@ -385,6 +385,23 @@ stats_fisher2(unsigned fa, unsigned na, unsigned fb, unsigned nb)
 	return p > 1 ? 1 : p;
 }
 
+/* Mixtures of likelihood ratios are averaged in logs: each may be huge. */
+double
+stats_log_mean_exp(const double *x, size_t n)
+{
+	double max = -INFINITY, sum = 0;
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		if (x[i] > max)
+			max = x[i];
+	if (max == -INFINITY)
+		return max;
+	for (i = 0; i < n; i++)
+		sum += exp(x[i] - max);
+	return max + log(sum / (double)n);
+}
+
 /* Binary entropy in bits, the measure of what a probe can teach. */
 double
 stats_h2(double p)

@@ -122,6 +122,9 @@ double	stats_norm_cdf(double z);
  */
 double	stats_fisher2(unsigned fa, unsigned na, unsigned fb, unsigned nb);
 
+/* log of the mean of exp(x[i]) over n > 0 values, without overflow. */
+double	stats_log_mean_exp(const double *x, size_t n);
+
 /* Binary entropy in bits; 0 at 0 and 1. */
 double	stats_h2(double p);
 

@@ -217,8 +217,7 @@ bisection_status_json(struct bisection *b, struct store *st,
 	 * Bayes factor; null where the engine does not compute it.
 	 */
 	json_object_set_new(o, "change_confirmed", json_boolean(es.reproduced));
-	json_object_set_new(o, "change_log10_bf",
-	    b->e.p.exist_alpha > 0 && b->e.p.metric == ENGINE_NUMERIC ?
+	json_object_set_new(o, "change_log10_bf", isfinite(es.change_lbf) ?
 	    json_real(es.change_lbf / M_LN10) : json_null());
 	json_object_set_new(o, "est_samples_left",
 	    json_real(isfinite(es.est_samples_left) ? es.est_samples_left : 0));

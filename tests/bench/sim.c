@@ -543,6 +543,28 @@ usage(void)
 	exit(2);
 }
 
+/*
+ * The staged engine beside ep: its own defaults where they differ from the
+ * shared mode's (first look, endpoint alpha) unless ep changed them, no
+ * factor over all samples and no priced null; every other knob as in ep.
+ */
+static void
+staged_params(const struct engine_params *ep, struct engine_params *out)
+{
+	struct engine_params sd, dd;
+
+	engine_params_staged(&sd);
+	engine_params_default(&dd);
+	*out = *ep;
+	out->mode = ENGINE_MODE_STAGED;
+	out->exist_alpha = sd.exist_alpha;
+	out->null_min_change = sd.null_min_change;
+	if (ep->repro_min == dd.repro_min)
+		out->repro_min = sd.repro_min;
+	if (ep->repro_alpha == dd.repro_alpha)
+		out->repro_alpha = sd.repro_alpha;
+}
+
 /* Parses the options and runs one row, the table or the calibration. */
 int
 main(int argc, char **argv)
@@ -656,25 +678,7 @@ main(int argc, char **argv)
 	}
 	if (optind != argc || cs.n == 0)
 		usage();
-	/*
-	 * The staged engine with its own defaults where they differ from the
-	 * shared mode's (first look, endpoint alpha) unless given; every
-	 * other knob as given.
-	 */
-	{
-		struct engine_params sd, dd;
-
-		engine_params_staged(&sd);
-		engine_params_default(&dd);
-		o.staged = o.ep;
-		o.staged.mode = ENGINE_MODE_STAGED;
-		o.staged.exist_alpha = 0;
-		o.staged.null_min_change = 0;
-		if (o.ep.repro_min == dd.repro_min)
-			o.staged.repro_min = sd.repro_min;
-		if (o.ep.repro_alpha == dd.repro_alpha)
-			o.staged.repro_alpha = sd.repro_alpha;
-	}
+	staged_params(&o.ep, &o.staged);
 	if (cal) {
 		calibrate(&o, cal_trials, cs.seed);
 		return 0;
