@@ -30,9 +30,10 @@ static const double exist_tau[] = { 0.5, 1, 2, 4, 8 };
 #define EXIST_NTAU (sizeof(exist_tau) / sizeof(exist_tau[0]))
 
 /*
- * Values beyond this many scales outside both levels count as if they were
- * there: a wild run must not make every split look like noise (5% of
- * them did so in the simulator's outlier model), nor one split look sure.
+ * Values beyond this many scales outside both levels are left out: a wild
+ * run must not make every split look like noise (5% of them did so in the
+ * simulator's outlier model), nor one split look sure.  Counting them as
+ * if at the bound still cost the outlier rows a fifth more samples.
  */
 #define EXIST_CLIP 4.0
 
@@ -90,25 +91,26 @@ split_lbf(const struct exist_group *a, const struct exist_group *b,
 }
 
 /*
- * Returns log BF of "a change at some candidate" against "no change" over
- * all samples (raw values: the drift model is fitted assuming a change).
+ * Fills lbf[c] with log BF_c, "the change is at c" against "no change",
+ * over the values vals (one per sample): the split of the samples that
+ * c makes, with levels and scale integrated out.  Culprits of zero prior
+ * get -INFINITY.  Returns 0, or -1 when there is nothing to split yet.
  */
-static double
-exist_lbf(const struct engine *e)
+static int
+exist_split_walk(const struct engine *e, const double *vals, double *lbf)
 {
 	const struct engine_priv *v = e->priv;
 	struct exist_group *slot, good = { 0, 0, 0 }, bad = { 0, 0, 0 };
 	struct exist_group all, gb, gg;
 	size_t i, c, k, w = v->words;
-	double ref, x, floor_s, lbf = 0, max = -INFINITY, sum = 0;
-	double wmax = -INFINITY, wsum = 0, l, lo, hi;
+	double ref, x, floor_s, l = 0, lo, hi;
 	const uint64_t *d;
 	const uint64_t *held = NULL;
 	int have = 0;
 	uint64_t bits;
 
 	if (e->p.metric != ENGINE_NUMERIC || v->ns < 3 || v->desc_dirty)
-		return 0;
+		return -1;
 	slot = xcalloc(v->nslots + 1, sizeof(*slot));
 	lo = -INFINITY;
 	hi = INFINITY;
@@ -116,11 +118,13 @@ exist_lbf(const struct engine *e)
 		lo = fmin(v->mu_g, v->mu_b) - EXIST_CLIP * v->scale;
 		hi = fmax(v->mu_g, v->mu_b) + EXIST_CLIP * v->scale;
 	}
-	ref = fmin(fmax(v->sv[0], lo), hi);
+	ref = v->levels_ok ? v->mu_g : vals[0];
 	for (i = 0; i < v->ns; i++) {
 		struct exist_group *gr;
 
-		x = fmin(fmax(v->sv[i], lo), hi) - ref;
+		if (vals[i] < lo || vals[i] > hi)
+			continue;
+		x = vals[i] - ref;
 		if (v->sc[i] == ENGINE_GOOD)
 			gr = &good;
 		else if (v->sc[i] == e->bad)
@@ -136,12 +140,11 @@ exist_lbf(const struct engine *e)
 	for (k = 0; k < v->nslots; k++)
 		group_add(&all, &slot[k]);
 	floor_s = engine_scale_floor(e);
-	for (c = 0; c < v->n; c++)
-		if (v->logprior[c] > wmax)
-			wmax = v->logprior[c];
 	for (c = 0; c < v->n; c++) {
-		if (v->logprior[c] == -INFINITY)
+		if (v->logprior[c] == -INFINITY) {
+			lbf[c] = -INFINITY;
 			continue;
+		}
 		/*
 		 * Neighbours usually share a descendant set, and so the split;
 		 * without slots every culprit splits the samples alike.
@@ -161,9 +164,38 @@ exist_lbf(const struct engine *e)
 			gg.n = all.n - gb.n;
 			gg.s = all.s - gb.s;
 			gg.ss = all.ss - gb.ss;
-			lbf = split_lbf(&gg, &gb, floor_s * floor_s);
+			l = split_lbf(&gg, &gb, floor_s * floor_s);
 		}
-		l = v->logprior[c] - wmax + lbf;
+		lbf[c] = l;
+	}
+	free(slot);
+	return 0;
+}
+
+/*
+ * Returns log BF of "a change at some candidate" against "no change" over
+ * all samples (raw values: the drift model is fitted assuming a change):
+ * the culprits' factors averaged over their prior.
+ */
+static double
+exist_lbf(const struct engine *e)
+{
+	const struct engine_priv *v = e->priv;
+	double *lbf = xcalloc(v->n, sizeof(double)), wmax = -INFINITY;
+	double max = -INFINITY, sum = 0, wsum = 0, l;
+	size_t c;
+
+	if (exist_split_walk(e, v->sv, lbf) != 0) {
+		free(lbf);
+		return 0;
+	}
+	for (c = 0; c < v->n; c++)
+		if (v->logprior[c] > wmax)
+			wmax = v->logprior[c];
+	for (c = 0; c < v->n; c++) {
+		if (v->logprior[c] == -INFINITY)
+			continue;
+		l = v->logprior[c] - wmax + lbf[c];
 		if (l > max) {
 			sum = sum * exp(max - l) + 1;
 			max = l;
@@ -171,10 +203,47 @@ exist_lbf(const struct engine *e)
 			sum += exp(l - max);
 		wsum += exp(v->logprior[c] - wmax);
 	}
-	free(slot);
+	free(lbf);
 	if (max == -INFINITY)
 		return 0;
 	return max + log(sum) - log(wsum);
+}
+
+/*
+ * The mass of set[0..ns) in the posterior over "no change" and the
+ * culprits, with the levels and the scale integrated out: prior times
+ * BF_c for a culprit, on the drift-adjusted values, and half the prior
+ * for "no change" (factor 1).  The engine's own posterior plugs the levels
+ * in, and when they are still rough (a scale drawn small from few
+ * samples) it overstates itself; a verdict must hold here too.  1 where
+ * the metric has no such form (pass/fail).
+ */
+double
+engine_integrated_mass(const struct engine *e, const struct engine_cand *set,
+    size_t ns)
+{
+	const struct engine_priv *v = e->priv;
+	double *lbf, max = -INFINITY, sum = 0, in = 0;
+	size_t c, k;
+
+	if (e->p.metric != ENGINE_NUMERIC)
+		return 1;
+	lbf = xcalloc(v->n, sizeof(double));
+	if (exist_split_walk(e, v->adj, lbf) != 0) {
+		free(lbf);
+		return 0;
+	}
+	for (c = 0; c < v->n; c++) {
+		lbf[c] += v->logprior[c];
+		max = fmax(max, fmax(lbf[c], v->logprior[c]));
+	}
+	/* "No change" holds half the prior, with factor 1 by definition. */
+	for (c = 0; c < v->n; c++)
+		sum += exp(lbf[c] - max) + exp(v->logprior[c] - max);
+	for (k = 0; k < ns; k++)
+		in += exp(lbf[set[k].commit] - max);
+	free(lbf);
+	return in / sum;
 }
 
 /*

@@ -162,20 +162,26 @@ set_cands(struct engine *e, size_t ns, struct engine_action *out)
 	out->cands = v->cands;
 }
 
-/* A set that cannot be split is the answer: one buildable commit, or git's "culprit among". */
+/*
+ * A set that cannot be split is the answer: one buildable commit, or git's
+ * "culprit among".  The confidence stated is the lesser of the set's mass
+ * and claim_cap, the mass a second model of the same samples gives it.
+ */
 static void
-verdict(struct engine *e, size_t ns, struct engine_action *out)
+verdict(struct engine *e, size_t ns, double claim_cap,
+    struct engine_action *out)
 {
 	struct engine_priv *v = e->priv;
 
 	if (ns == 1 && !v->skip[v->order[0].commit]) {
 		out->kind = ENGINE_DONE;
 		out->culprit = v->order[0].commit;
-		out->confidence = v->order[0].mass;
+		out->confidence = fmin(v->order[0].mass, claim_cap);
 		return;
 	}
 	out->kind = ENGINE_AMONG;
 	set_cands(e, ns, out);
+	out->confidence = fmin(out->confidence, claim_cap);
 }
 
 /*
@@ -408,7 +414,9 @@ stop_mass(const struct engine *e)
 
 /*
  * Effect lower bound above which the shared mode counts classified
- * candidates towards the level-precision rule.  Below it the levels decide
+ * candidates towards the level-precision rule, which it keeps for pass/fail
+ * only (a numeric verdict asks the integrated posterior, verdict_holds).
+ * Below it the levels decide
  * the verdict and candidates counted in a level can confirm themselves:
  * counting them at every effect left 1-4% wrong culprits at d = 1 and for
  * flaky pass/fail, and the calibration failed (docs/statistics.md, 3a).
@@ -417,8 +425,8 @@ stop_mass(const struct engine *e)
 
 /*
  * Whether each side holds the samples the level-precision rule asks for:
- * endpoint samples, or in the shared mode above SHARED_SIDES_EFFECT every
- * sample of known side.
+ * endpoint samples, or in the shared mode (pass/fail) above
+ * SHARED_SIDES_EFFECT every sample of known side.
  */
 static int
 levels_known(const struct engine *e)
@@ -438,10 +446,10 @@ levels_known(const struct engine *e)
  * first looks and on null ranges) the endpoints come first: the check's
  * next look, as the staged mode would.  Otherwise endpoint samples wait
  * (but for the drift re-checks) until the posterior is ready for a
- * verdict (ready): then the check must have confirmed the change and each
- * side must hold what the levels need (levels_known), counting the
- * classified candidates at clear effects, which by then are most of the
- * bisection's samples.
+ * verdict (ready): then the check must have confirmed the change.  A
+ * pass/fail metric also tops each side up to what the levels need
+ * (levels_known); a numeric one has no such rule and reaches this only
+ * before the change is confirmed (verdict_holds).
  */
 static void
 shared_endpoints(struct engine *e, unsigned nfree, int ready)
@@ -459,6 +467,33 @@ shared_endpoints(struct engine *e, unsigned nfree, int ready)
 }
 
 /*
+ * Whether the set, whose direct samples are all in, may be the verdict.
+ * The staged mode has confirmed the change and topped the levels up
+ * before it bisects.  The shared mode needs the change confirmed and the
+ * levels settled: for a numeric metric, the posterior with the levels and
+ * the scale integrated out must also give the set the stop mass (its
+ * mass goes to *claim_cap); it replaces the level-precision rule, which
+ * asked for about 64/d^2 samples a side whatever the samples showed and
+ * still let a scale drawn small from few samples through.  Pass/fail
+ * keeps the rule.
+ */
+static int
+verdict_holds(struct engine *e, size_t ns, double *claim_cap)
+{
+	struct engine_priv *v = e->priv;
+
+	*claim_cap = 1;
+	if (e->p.mode != ENGINE_MODE_SHARED)
+		return 1;
+	if (!v->reproduced)
+		return 0;
+	if (e->p.metric != ENGINE_NUMERIC)
+		return levels_known(e);
+	*claim_cap = engine_integrated_mass(e, v->order, ns);
+	return *claim_cap >= stop_mass(e);
+}
+
+/*
  * Verdict first, then budget, endpoint top-ups, required direct samples,
  * an endpoint re-check when one is due, and the plan for the rest.
  */
@@ -467,9 +502,9 @@ bisect_next(struct engine *e, unsigned nfree, struct engine_action *out)
 {
 	struct engine_priv *v = e->priv;
 	size_t ns, nmiss = 0, cand_if, all_if, i, budget;
-	int shared = e->p.mode == ENGINE_MODE_SHARED, ready = 0;
+	int shared = e->p.mode == ENGINE_MODE_SHARED, ready = 0, doubt = 0;
 	uint32_t *miss = NULL;
-	double lower;
+	double lower, claim_cap = 1;
 
 	engine_info_table(e);
 	ns = conf_set(e, v->order, stop_mass(e));
@@ -478,11 +513,15 @@ bisect_next(struct engine *e, unsigned nfree, struct engine_action *out)
 		    sizeof(uint32_t));
 		nmiss = required_missing(e, ns, miss);
 		ready = nmiss == 0;
-		if (ready && (!shared || (v->reproduced && levels_known(e)))) {
+		if (ready && verdict_holds(e, ns, &claim_cap)) {
 			free(miss);
-			verdict(e, ns, out);
+			verdict(e, ns, claim_cap, out);
 			return;
 		}
+		/* Where the two models disagree, the bisection goes on. */
+		doubt = ready && claim_cap < stop_mass(e);
+		if (doubt)
+			ready = 0;
 	}
 	all_if = inflight_total(e, &cand_if);
 	if (v->ns >= e->p.max_samples) {
@@ -512,12 +551,16 @@ bisect_next(struct engine *e, unsigned nfree, struct engine_action *out)
 	drift_probes(e, nfree);
 	if (v->nprobes < nfree && !ready)
 		fill_from_plan(e, nfree, cand_if);
+	/* Nothing the plan would split: the levels are what is in doubt. */
+	if (doubt && v->nprobes == 0 && all_if == 0)
+		engine_endpoint_fill(e, nfree, (v->ng < v->nb ? v->ng : v->nb) + 1,
+		    0);
 	if (v->nprobes > 0)
 		out->kind = ENGINE_SAMPLE;
 	else if (all_if > 0 || nfree == 0)
 		out->kind = ENGINE_WAIT;
 	else
-		verdict(e, ns, out);	/* nothing left that could split it */
+		verdict(e, ns, 1, out);	/* nothing left that could split it */
 }
 
 /* Dispatches on the phase; the probes array is the engine's and valid until the next call. */

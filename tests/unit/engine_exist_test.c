@@ -1,7 +1,8 @@
 /*
  * "Is there a change", asked of every sample (bisect/engine_exist.c): the
  * Bayes factor matches its integral, candidates' samples confirm a change
- * the endpoints alone cannot yet, and a steady range is not confirmed.
+ * the endpoints alone cannot yet, a steady range is not confirmed, and a
+ * verdict waits while the levels and scale integrated out leave it open.
  */
 #include <criterion/criterion.h>
 #include <math.h>
@@ -205,5 +206,86 @@ Test(engine_exist, exist_alpha_is_checked)
 	cr_assert_eq(engine_init(&e, &g, &p, &err), -EINVAL);
 	p.exist_alpha = -1;
 	cr_assert_eq(engine_init(&e, &g, &p, &err), -EINVAL);
+	graph_release(&g);
+}
+
+/*
+ * Four quiet samples a side (0.01 apart) and a line of 10 with the change
+ * at commit 5; the candidates 2-7 get eight samples at their levels,
+ * moved by spread times a fixed pattern of offsets: commit 4's towards
+ * the bad level, by up to one spread, commit 5's away from the good one.
+ * Returns the engine's first action.
+ */
+static void
+quiet_ends(struct engine *e, const struct graph *g, double spread,
+    struct engine_action *a)
+{
+	static const double good[] = { 10.00, 10.02, 9.99, 10.01 };
+	static const uint32_t at[] = { 2, 7, 4, 5, 4, 5, 3, 6 };
+	static const double off[] = { 0.3, -0.3, 1, -1, 0.8, -0.8, 0.2, -0.2 };
+	struct engine_params p;
+	size_t i;
+
+	engine_params_default(&p);
+	cr_assert_eq(engine_init(e, g, &p, NULL), 0);
+	for (i = 0; i < 4; i++) {
+		cr_assert_eq(engine_add_sample(e, ENGINE_GOOD, good[i], NULL), 0);
+		cr_assert_eq(engine_add_sample(e, e->bad, good[i] + 1, NULL), 0);
+	}
+	for (i = 0; i < 8; i++)
+		cr_assert_eq(engine_add_sample(e, at[i], at[i] >= 5 ?
+		    11 - spread * off[i] : 10 + spread * off[i], NULL), 0);
+	engine_next(e, 1, a);
+}
+
+/*
+ * The endpoints make the scale look like 0.01 and every candidate sample
+ * decisive, so the plugged-in posterior holds the stop mass at commit 5
+ * whether the candidates are quiet or spread by 0.3.  With the scale
+ * integrated out the spread ones leave commit 4 open (its values are
+ * 0.24-0.3 above the good level, 0.01 sd by the endpoints): the engine must
+ * sample on, and name 5 only once further samples settle it, with a
+ * stated confidence no higher than the plugged-in mass.
+ */
+Test(engine_exist, a_verdict_waits_for_the_integrated_posterior)
+{
+	struct engine_action a;
+	struct engine_status st;
+	struct engine quiet, spread;
+	struct graph g;
+	struct rng r = { 77 };
+	unsigned t;
+	uint32_t x;
+
+	cr_assert_eq(trng_line(&g, 10), 0);
+	quiet_ends(&quiet, &g, 0, &a);
+	engine_status(&quiet, &st);
+	cr_assert(st.reproduced);
+	cr_assert_eq(a.kind, ENGINE_DONE, "quiet candidates: kind %d", a.kind);
+	cr_assert_eq(a.culprit, 5);
+	quiet_ends(&spread, &g, 0.3, &a);
+	engine_status(&spread, &st);
+	cr_assert(st.reproduced);
+	cr_assert_eq(st.top[0].commit, 5);
+	cr_assert_geq(st.top[0].mass, 0.995, "plugged-in mass %g",
+	    st.top[0].mass);
+	cr_assert_eq(a.kind, ENGINE_SAMPLE, "spread candidates decided at once "
+	    "(kind %d)", a.kind);
+	for (t = 0; t < 300 && a.kind == ENGINE_SAMPLE; t++) {
+		x = a.probes[0];
+		cr_assert_eq(engine_add_sample(&spread, x, (x == ENGINE_GOOD ||
+		    x < 5 ? 10 : 11) + 0.3 * gauss(&r), NULL), 0);
+		engine_next(&spread, 1, &a);
+	}
+	engine_status(&spread, &st);
+	cr_log_info("verdict after %zu samples, confidence %.5f", st.samples,
+	    a.confidence);
+	cr_assert_eq(a.kind, ENGINE_DONE, "kind %d after %zu samples", a.kind,
+	    st.samples);
+	cr_assert_eq(a.culprit, 5);
+	cr_assert_geq(a.confidence, 0.995);
+	cr_assert_leq(a.confidence, st.top[0].mass);
+	engine_release(&quiet);
+	engine_release(&spread);
 	graph_release(&g);
 }
