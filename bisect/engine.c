@@ -9,6 +9,7 @@
 
 #include "bisect/engine.h"
 #include "bisect/engine_int.h"
+#include "bisect/stats.h"
 #include "common/xmalloc.h"
 
 /* Defaults whose reasons are in docs/statistics.md, section 7. */
@@ -381,23 +382,47 @@ engine_scale_floor(const struct engine *e)
  * One pooled robust scale for both sides (noise is usually the same on
  * both; pooling halves the estimate's variance when samples are few) and
  * each side's Huber location: the mean of the bulk, a bounded pull from a
- * wild run, and steadier than a median when the noise is bimodal.
+ * wild run, and steadier than a median when the noise is bimodal.  The
+ * candidates not yet on a side add their spread about their own centres
+ * to the scale, which needs no side: with the scale from the endpoints
+ * alone, a scale drawn small made 2-3% of the d = 1 verdicts wrong.
  */
 static void
 levels_numeric(struct engine *e)
 {
 	struct engine_priv *v = e->priv;
 	struct stats_levels lv;
-	size_t ng, nb;
-	double *g, floor_s;
+	size_t ng, nb, i, k, *n, *at;
+	double *x, floor_s;
 
+	x = xcalloc(v->ns + 1, sizeof(double));
+	n = xcalloc(v->nslots + 2, sizeof(size_t));
+	at = xcalloc(v->nslots + 2, sizeof(size_t));
 	ng = side_values(e, -1);
-	g = xcalloc(v->ns + 1, sizeof(double));
 	if (ng > 0)
-		memcpy(g, v->buf, ng * sizeof(double));
+		memcpy(x, v->buf, ng * sizeof(double));
 	nb = side_values(e, 1);
-	stats_levels(g, ng, v->buf, nb, &lv);
-	free(g);
+	if (nb > 0)
+		memcpy(x + ng, v->buf, nb * sizeof(double));
+	n[0] = ng;
+	n[1] = nb;
+	/* The candidates not on a side yet, a group each, after the sides. */
+	for (i = 0; i < v->ns; i++)
+		if (engine_sample_side(e, i) == 0)
+			n[2 + v->slot[v->sc[i]] - 1]++;
+	for (k = 0, i = ng + nb; k < v->nslots; k++) {
+		at[2 + k] = i;
+		i += n[2 + k];
+	}
+	for (i = 0; i < v->ns; i++)
+		if (engine_sample_side(e, i) == 0) {
+			k = 2 + v->slot[v->sc[i]] - 1;
+			x[at[k]++] = v->adj[i];
+		}
+	stats_levels_groups(x, n, v->nslots + 2, &lv);
+	free(x);
+	free(n);
+	free(at);
 	v->mu_g = lv.loc_a;
 	v->mu_b = lv.loc_b;
 	v->scale = lv.scale;

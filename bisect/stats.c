@@ -158,31 +158,59 @@ stats_huber(const double *v, size_t n, double s, double k, double *loc,
 }
 
 /*
- * Pooled scale of two samples: 1.4826 times the median absolute residual
- * about each sample's own median, scaled up by m / (m - 2) for m residuals
- * since two centres were fitted (a small-sample correction checked in the
- * simulator).  v is scratch of na + nb values.
+ * 1.4826 times the median absolute residual of the groups x (sizes n[],
+ * values one after another) about each group's own median, scaled up by
+ * m / (m - g) for m residuals and g fitted centres (a small-sample
+ * correction checked in the simulator).  Groups from index `extra` on
+ * count only with two values or more.  v is scratch of sum(n) values.
  */
+static double
+groups_mad(const double *x, const size_t *n, size_t k, size_t extra,
+    double *v)
+{
+	size_t m = 0, off = 0, g = 0, i, j;
+	double med;
+
+	for (j = 0; j < k; off += n[j], j++) {
+		g += j < extra;
+		if (n[j] == 0 || (j >= extra && n[j] < STATS_GROUP_MIN))
+			continue;
+		memcpy(v + m, x + off, n[j] * sizeof(double));
+		med = stats_median_inplace(v + m, n[j]);
+		for (i = 0; i < n[j]; i++)
+			v[m + i] = fabs(x[off + i] - med);
+		m += n[j];
+		g += j >= extra;
+	}
+	if (m <= g || m <= 2)
+		return 0;
+	return 1.4826 * stats_median_inplace(v, m) * (double)m / (double)(m - g);
+}
+
+/* a then b in one new array (never NULL), for the functions on groups. */
+static double *
+pair_join(const double *a, size_t na, const double *b, size_t nb)
+{
+	double *x = xcalloc(na + nb + 1, sizeof(double));
+
+	if (na > 0)
+		memcpy(x, a, na * sizeof(double));
+	if (nb > 0)
+		memcpy(x + na, b, nb * sizeof(double));
+	return x;
+}
+
+/* Pooled scale of two samples (groups_mad of the pair). */
 double
 stats_pooled_scale(const double *a, size_t na, const double *b, size_t nb,
     double *v)
 {
-	const double *x[2] = { a, b };
-	size_t n[2] = { na, nb }, m = 0, i, k;
-	double med;
+	double *x = pair_join(a, na, b, nb), s;
+	size_t n[2] = { na, nb };
 
-	for (k = 0; k < 2; k++) {
-		if (n[k] == 0)
-			continue;
-		memcpy(v + m, x[k], n[k] * sizeof(double));
-		med = stats_median_inplace(v + m, n[k]);
-		for (i = 0; i < n[k]; i++)
-			v[m + i] = fabs(x[k][i] - med);
-		m += n[k];
-	}
-	if (m <= 2)
-		return 0;
-	return 1.4826 * stats_median_inplace(v, m) * (double)m / (double)(m - 2);
+	s = groups_mad(x, n, 2, 2, v);
+	free(x);
+	return s;
 }
 
 /* E[min(Z^2, c^2)] for Z standard normal: the winsorized variance. */
@@ -197,35 +225,82 @@ winsor_kappa(double c)
 /*
  * Two centres and one scale: the MAD start (37% efficient) refined by
  * winsorized residuals about Huber locations, which keeps most of the
- * efficiency of a standard deviation while a wild run counts as at most
- * STATS_WINSOR_C scales.  A noisy scale is the main source of
- * overconfidence in the posterior, hence the refinement.
+ * efficiency of a standard deviation while a run between STATS_WINSOR_C
+ * and STATS_REJECT_C scales counts as the former and one beyond the latter
+ * not at all (a broken run would otherwise widen the noise by its 2.5
+ * scales for good).  A noisy scale is the main source of overconfidence in
+ * the posterior, hence the refinement; the groups after the two sides add
+ * their spread about their own centres, whatever side they turn out to be
+ * on.
  */
+void
+stats_levels_groups(const double *x, const size_t *n, size_t k,
+    struct stats_levels *out)
+{
+	const double c = STATS_WINSOR_C, kappa = winsor_kappa(c);
+	double *v, *loc, s, ss, r, se;
+	size_t i, j, m = 0, g = 0, off, tot = 0, kept, wild;
+	int it, reject;
+
+	for (j = 0; j < k; j++) {
+		tot += n[j];
+		if (j < 2 || n[j] >= STATS_GROUP_MIN) {
+			m += n[j];
+			g++;
+		}
+	}
+	v = xcalloc(tot + 1, sizeof(double));
+	loc = xcalloc(k + 2, sizeof(double));
+	s = groups_mad(x, n, k, 2, v);
+	for (it = 0; it < 3; it++) {
+		for (off = 0, j = 0; j < k; off += n[j], j++)
+			if (j < 2 || n[j] >= STATS_GROUP_MIN)
+				stats_huber(x + off, n[j], s, STATS_HUBER_K,
+				    &loc[j], &se);
+		if (!(s > 0) || m <= 2 || m <= g)
+			break;
+		wild = 0;
+		for (off = 0, j = 0; j < k; off += n[j], j++)
+			if (j < 2 || n[j] >= STATS_GROUP_MIN)
+				for (i = 0; i < n[j]; i++)
+					wild += fabs(x[off + i] - loc[j]) >=
+					    STATS_REJECT_C * s;
+		/* Many far values are the noise itself, not broken runs. */
+		reject = wild * STATS_REJECT_SHARE <= m;
+		ss = 0;
+		kept = m;
+		for (off = 0, j = 0; j < k; off += n[j], j++) {
+			if (j >= 2 && n[j] < STATS_GROUP_MIN)
+				continue;
+			for (i = 0; i < n[j]; i++) {
+				r = (x[off + i] - loc[j]) / s;
+				if (reject && fabs(r) >= STATS_REJECT_C)
+					kept--;
+				else
+					ss += fmin(r * r, c * c);
+			}
+		}
+		if (kept <= g || kept <= 2)
+			break;
+		s *= sqrt(ss / ((double)(kept - g) * kappa));
+	}
+	out->loc_a = k > 0 ? loc[0] : 0;
+	out->loc_b = k > 1 ? loc[1] : 0;
+	out->scale = s;
+	free(loc);
+	free(v);
+}
+
+/* The two-group case, for callers whose sides are two arrays. */
 void
 stats_levels(const double *a, size_t na, const double *b, size_t nb,
     struct stats_levels *out)
 {
-	const double c = STATS_WINSOR_C, kappa = winsor_kappa(c);
-	double *v = xcalloc(na + nb + 1, sizeof(double)), s, ss, r, se;
-	size_t i, m = na + nb;
-	int it;
+	double *x = pair_join(a, na, b, nb);
+	size_t n[2] = { na, nb };
 
-	s = stats_pooled_scale(a, na, b, nb, v);
-	free(v);
-	out->loc_a = out->loc_b = 0;
-	for (it = 0; it < 3; it++) {
-		stats_huber(a, na, s, STATS_HUBER_K, &out->loc_a, &se);
-		stats_huber(b, nb, s, STATS_HUBER_K, &out->loc_b, &se);
-		if (!(s > 0) || m <= 2)
-			break;
-		ss = 0;
-		for (i = 0; i < m; i++) {
-			r = ((i < na ? a[i] - out->loc_a : b[i - na] - out->loc_b)) / s;
-			ss += fmin(r * r, c * c);
-		}
-		s *= sqrt(ss / ((double)(m - 2) * kappa));
-	}
-	out->scale = s;
+	stats_levels_groups(x, n, 2, out);
+	free(x);
 }
 
 /* Mean and squared standard error of the mean. */

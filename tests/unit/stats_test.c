@@ -145,6 +145,38 @@ Test(stats, levels_share_one_scale)
 	cr_assert(lv.scale > 0.3 && lv.scale < 1.5, "scale %g", lv.scale);
 }
 
+/*
+ * Two quiet sides (spread 0.3) and two groups of three with spread 1: the
+ * groups' residuals about their own centres widen the scale, whatever
+ * side they will be on, while the sides' locations stay theirs.  A group
+ * of two adds nothing, and one wild value (beyond 6 scales) does not
+ * widen the scale at all.
+ */
+Test(stats, groups_add_their_spread_to_the_scale)
+{
+	double x[] = { 10, 10.3, 9.7, 20, 20.3, 19.7,
+	    14, 15, 16, 13, 14, 15, 7, 30 };
+	size_t n[] = { 3, 3, 3, 3, 2 };
+	double wild[] = { 9, 10, 11, 9.5, 10.5, 10, 9.8, 10.2, 500 };
+	double plain[] = { 9, 10, 11, 9.5, 10.5, 10, 9.8, 10.2 };
+	double b[] = { 20, 21, 19, 20.5, 19.5, 20, 20.2, 19.8 };
+	struct stats_levels sides, all, pair, lw, lp;
+
+	stats_levels_groups(x, n, 2, &sides);
+	stats_levels_groups(x, n, 4, &all);
+	stats_levels_groups(x, n, 5, &pair);
+	cr_log_info("scale: sides %g, with the groups %g", sides.scale,
+	    all.scale);
+	cr_assert_lt(sides.scale, 0.5, "sides alone %g", sides.scale);
+	cr_assert_gt(all.scale, 0.7, "with the groups %g", all.scale);
+	NEAR(all.loc_a, 10, 0.01);
+	NEAR(all.loc_b, 20, 0.01);
+	NEAR(pair.scale, all.scale, 1e-12);
+	stats_levels(wild, 9, b, 8, &lw);
+	stats_levels(plain, 8, b, 8, &lp);
+	NEAR(lw.scale, lp.scale, 0.1 * lp.scale);
+}
+
 Test(stats, compare_is_welch_on_small_samples)
 {
 	double a[] = { 1, 2, 3 }, b[] = { 4, 5, 6 };
