@@ -119,7 +119,8 @@ struct engine_params {
 					   evidence of one sample (0.02) */
 	double		level_samples;	/* endpoint samples per side, times
 					   d^2 (effect in scales), that the
-					   bisection keeps (64) */
+					   bisection keeps (64); staged mode
+					   and pass/fail only */
 	double		level_p;	/* P(bad) below/above which a sampled
 					   commit's values refine the levels
 					   (0.001; 0 = endpoints only) */

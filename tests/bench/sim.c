@@ -82,9 +82,8 @@ run_engine(struct sim_world *w, const struct engine_params *ep, unsigned k,
 				good_built = 1;
 				r->samples++;
 				r->endpoint_samples++;
-				{ double yy = sim_world_sample(w, SIM_NONE);
-				engine_add_sample(&e, c, yy, NULL);
-				if (getenv("SIM_TR")) { engine_status(&e, &es); fprintf(stderr, "  s%u GOOD %.2f | rep %d lbf %.1f top %u %.4f g %.2f b %.2f s %.2f\n", r->samples, yy, es.reproduced, es.change_lbf, es.top[0].commit, es.top[0].mass, es.good_level, es.bad_level, es.scale); } }
+				engine_add_sample(&e, c,
+				    sim_world_sample(w, SIM_NONE), NULL);
 				continue;
 			}
 			r->builds += !built[c];
@@ -95,9 +94,7 @@ run_engine(struct sim_world *w, const struct engine_params *ep, unsigned k,
 			}
 			r->samples++;
 			r->endpoint_samples += c == bad;
-			{ double yy = sim_world_sample(w, c);
-			engine_add_sample(&e, c, yy, NULL);
-			if (getenv("SIM_TR")) { engine_status(&e, &es); fprintf(stderr, "  s%u c%u %s %.2f | rep %d lbf %.1f top %u %.4f g %.2f b %.2f s %.2f\n", r->samples, c, w->bad[c] ? "B" : "g", yy, es.reproduced, es.change_lbf, es.top[0].commit, es.top[0].mass, es.good_level, es.bad_level, es.scale); } }
+			engine_add_sample(&e, c, sim_world_sample(w, c), NULL);
 		}
 	}
 	r->rounds[0] = rounds;
