@@ -103,8 +103,9 @@ int	engine_sample_side(const struct engine *e, size_t i);
 int	engine_drift(struct engine *e);
 
 /*
- * The mass of set[0..ns) in the posterior over culprits with the levels
- * and the scale integrated out; 1 for pass/fail, which has no such form.
+ * The mass of set[0..ns) in the posterior over "no change" and the
+ * culprits with the levels and the scale integrated out; 1 for pass/fail,
+ * which has no such form.  Reads only.
  */
 double	engine_integrated_mass(const struct engine *e,
 	    const struct engine_cand *set, size_t ns);

@@ -416,10 +416,10 @@ stop_mass(const struct engine *e)
  * Effect lower bound above which the shared mode counts classified
  * candidates towards the level-precision rule, which it keeps for pass/fail
  * only (a numeric verdict asks the integrated posterior, verdict_holds).
- * Below it the levels decide
- * the verdict and candidates counted in a level can confirm themselves:
- * counting them at every effect left 1-4% wrong culprits at d = 1 and for
- * flaky pass/fail, and the calibration failed (docs/statistics.md, 3a).
+ * Below it the levels decide the verdict and candidates counted in a level
+ * can confirm themselves: counting them at every effect left 1-4% wrong
+ * culprits at d = 1 and for flaky pass/fail, and the calibration failed
+ * (docs/statistics.md, 3a).
  */
 #define SHARED_SIDES_EFFECT 1.5
 

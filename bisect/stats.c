@@ -158,11 +158,22 @@ stats_huber(const double *v, size_t n, double s, double k, double *loc,
 }
 
 /*
+ * Whether group j, of nj values, counts: a side always, the others from
+ * STATS_GROUP_MIN values.
+ */
+static int
+group_counts(size_t j, size_t extra, size_t nj)
+{
+	return j < extra || nj >= STATS_GROUP_MIN;
+}
+
+/*
  * 1.4826 times the median absolute residual of the groups x (sizes n[],
  * values one after another) about each group's own median, scaled up by
  * m / (m - g) for m residuals and g fitted centres (a small-sample
  * correction checked in the simulator).  Groups from index `extra` on
- * count only with two values or more.  v is scratch of sum(n) values.
+ * count only with STATS_GROUP_MIN values or more.  v is scratch of sum(n)
+ * values.
  */
 static double
 groups_mad(const double *x, const size_t *n, size_t k, size_t extra,
@@ -172,15 +183,16 @@ groups_mad(const double *x, const size_t *n, size_t k, size_t extra,
 	double med;
 
 	for (j = 0; j < k; off += n[j], j++) {
-		g += j < extra;
-		if (n[j] == 0 || (j >= extra && n[j] < STATS_GROUP_MIN))
+		if (!group_counts(j, extra, n[j]))
+			continue;
+		g++;
+		if (n[j] == 0)
 			continue;
 		memcpy(v + m, x + off, n[j] * sizeof(double));
 		med = stats_median_inplace(v + m, n[j]);
 		for (i = 0; i < n[j]; i++)
 			v[m + i] = fabs(x[off + i] - med);
 		m += n[j];
-		g += j >= extra;
 	}
 	if (m <= g || m <= 2)
 		return 0;
@@ -244,7 +256,7 @@ stats_levels_groups(const double *x, const size_t *n, size_t k,
 
 	for (j = 0; j < k; j++) {
 		tot += n[j];
-		if (j < 2 || n[j] >= STATS_GROUP_MIN) {
+		if (group_counts(j, 2, n[j])) {
 			m += n[j];
 			g++;
 		}
@@ -254,14 +266,14 @@ stats_levels_groups(const double *x, const size_t *n, size_t k,
 	s = groups_mad(x, n, k, 2, v);
 	for (it = 0; it < 3; it++) {
 		for (off = 0, j = 0; j < k; off += n[j], j++)
-			if (j < 2 || n[j] >= STATS_GROUP_MIN)
+			if (group_counts(j, 2, n[j]))
 				stats_huber(x + off, n[j], s, STATS_HUBER_K,
 				    &loc[j], &se);
 		if (!(s > 0) || m <= 2 || m <= g)
 			break;
 		wild = 0;
 		for (off = 0, j = 0; j < k; off += n[j], j++)
-			if (j < 2 || n[j] >= STATS_GROUP_MIN)
+			if (group_counts(j, 2, n[j]))
 				for (i = 0; i < n[j]; i++)
 					wild += fabs(x[off + i] - loc[j]) >=
 					    STATS_REJECT_C * s;
@@ -270,7 +282,7 @@ stats_levels_groups(const double *x, const size_t *n, size_t k,
 		ss = 0;
 		kept = m;
 		for (off = 0, j = 0; j < k; off += n[j], j++) {
-			if (j >= 2 && n[j] < STATS_GROUP_MIN)
+			if (!group_counts(j, 2, n[j]))
 				continue;
 			for (i = 0; i < n[j]; i++) {
 				r = (x[off + i] - loc[j]) / s;
