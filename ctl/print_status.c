@@ -102,6 +102,34 @@ status_verification(FILE *out, const json_t *v)
 	    "");
 }
 
+/*
+ * Whether the change is confirmed, and the evidence for it over all
+ * samples when the engine has a factor: the shared mode bisects before
+ * the change is confirmed, and the reader should see which it is.
+ */
+static void
+status_change(FILE *out, const json_t *b)
+{
+	const json_t *c = json_object_get(b, "change_confirmed");
+	const json_t *bf = json_object_get(b, "change_log10_bf");
+	const char *what;
+
+	if (!json_is_boolean(c))
+		return;
+	if (json_is_true(c))
+		what = "confirmed";
+	else if (strcmp(str(b, "state"), "running") == 0 ||
+	    strcmp(str(b, "state"), "queued") == 0)
+		what = "not confirmed yet";
+	else
+		what = "not confirmed";
+	if (json_is_number(bf))
+		field(out, "change", "%s (log10 Bayes factor %.1f)", what,
+		    json_number_value(bf));
+	else
+		field(out, "change", "%s", what);
+}
+
 /* One bisection in full: every member of the status reply, labelled. */
 static void
 status_one(FILE *out, const json_t *b)
@@ -120,6 +148,7 @@ status_one(FILE *out, const json_t *b)
 		field(out, i == 0 ? "good" : "", "%s", json_string_value(v) ?
 		    json_string_value(v) : "-");
 	field(out, "verdict", "%s", str(b, "verdict"));
+	status_change(out, b);
 	if (json_is_object(json_object_get(b, "origin"))) {
 		const json_t *o = json_object_get(b, "origin");
 

@@ -22,6 +22,7 @@
 
 #include "common/xmalloc.h"
 #include "tests/support/daemon.h"
+#include "tests/support/ctlprint.h"
 #include "tests/support/svc.h"
 #include "tests/support/tst.h"
 
@@ -316,6 +317,48 @@ conf_assert_list(const char *cmd, const int64_t *ids, const char *const *st,
 	json_decref(r);
 }
 
+/*
+ * bisectctl's status text on the real daemon's reply for bisection id
+ * has a "change" line that says what the reply's change_confirmed says,
+ * and none where that is null (an ended bisection without a verdict).
+ */
+static void
+conf_assert_change_line(int64_t id)
+{
+	char *req, *line, *text, *at;
+	json_t *got;
+	const json_t *b;
+	int confirmed;
+
+	xasprintf(&req, "{\"cmd\":\"status\",\"bisection\":%lld}",
+	    (long long)id);
+	line = tst_daemon_request(&svc.td, req);
+	cr_assert_not_null(line, "%s: no reply", req);
+	text = ctlprint(print_status, line);
+	got = tst_daemon_reply(line);
+	cr_assert_not_null(got);
+	b = json_object_get(got, "bisection");
+	cr_assert_not_null(b, "bisection %lld: %s", (long long)id, text);
+	at = strstr(text, "\nchange ");
+	if (json_is_null(json_object_get(b, "change_confirmed"))) {
+		cr_expect_null(at, "bisection %lld says nothing of a change: "
+		    "%s", (long long)id, text);
+	} else {
+		confirmed = json_is_true(json_object_get(b,
+		    "change_confirmed"));
+		cr_assert_not_null(at, "bisection %lld: no change line in\n%s",
+		    (long long)id, text);
+		at += strspn(at + 7, " ") + 7;
+		cr_expect_eq(strncmp(at, confirmed ? "confirmed" :
+		    "not confirmed", confirmed ? 9 : 13), 0,
+		    "bisection %lld (%s): %s", (long long)id, confirmed ?
+		    "confirmed" : "not confirmed", text);
+	}
+	free(text);
+	json_decref(got);
+	free(req);
+}
+
 Test(conformance, every_documented_request_against_real_content)
 {
 	static const char *const states[] = { "done", "failed", "cancelled" };
@@ -336,6 +379,9 @@ Test(conformance, every_documented_request_against_real_content)
 	conf_assert_list("list", ids, states, 3);
 	conf_assert_list("status", ids, states, 3);
 	running = svc_bisect_range(svc.good, svc.bad, "ops_per_sec", NULL);
+	conf_assert_change_line(ids[0]);
+	conf_assert_change_line(ids[1]);
+	conf_assert_change_line(running);
 	xasprintf(&backup, "%s/copy.db", svc.dir);
 	n = conf_examples(ex, sizeof(ex) / sizeof(ex[0]));
 	cr_assert_gt(n, 10);
