@@ -199,7 +199,7 @@ groups_mad(const double *x, const size_t *n, size_t k, size_t extra,
 	return 1.4826 * stats_median_inplace(v, m) * (double)m / (double)(m - g);
 }
 
-/* a then b in one new array (never NULL), for the functions on groups. */
+/* a then b in one new array (never NULL), for stats_levels_groups. */
 static double *
 pair_join(const double *a, size_t na, const double *b, size_t nb)
 {
@@ -210,19 +210,6 @@ pair_join(const double *a, size_t na, const double *b, size_t nb)
 	if (nb > 0)
 		memcpy(x + na, b, nb * sizeof(double));
 	return x;
-}
-
-/* Pooled scale of two samples (groups_mad of the pair). */
-double
-stats_pooled_scale(const double *a, size_t na, const double *b, size_t nb,
-    double *v)
-{
-	double *x = pair_join(a, na, b, nb), s;
-	size_t n[2] = { na, nb };
-
-	s = groups_mad(x, n, 2, 2, v);
-	free(x);
-	return s;
 }
 
 /* E[min(Z^2, c^2)] for Z standard normal: the winsorized variance. */

@@ -45,14 +45,6 @@ double	stats_mad_inplace(double *v, size_t n);
 #define STATS_HUBER_K 1.345
 
 /*
- * Pooled robust scale of two samples (normal-consistent MAD about each
- * sample's median, corrected for small samples).  v: scratch for na + nb
- * values.  0 when there are fewer than three values.
- */
-double	stats_pooled_scale(const double *a, size_t na, const double *b,
-	    size_t nb, double *v);
-
-/*
  * Huber M-estimate of location of v with fixed scale s and tuning k (in
  * scales), and its standard error.  se is INFINITY when it cannot be told.
  */

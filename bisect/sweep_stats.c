@@ -118,8 +118,8 @@ pool_levels(struct pool *pl)
 
 /*
  * Normal-consistent MAD of every run about its own tag's median, corrected
- * for the levels estimated (m / (m - tags), as stats_pooled_scale does for
- * two), refined by winsorized residuals about each tag's level as
+ * for the levels estimated (m / (m - tags), as stats_levels_groups does
+ * for its groups), refined by winsorized residuals about each tag's level as
  * stats_levels does; then Huber levels per tag and the pooled sandwich factor
  * sqrt(E psi^2) / E psi', which keeps heavy tails from making the
  * standard errors too small.  0 when the runs cannot tell a scale.
