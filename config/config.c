@@ -111,6 +111,7 @@ config_release(struct config *cfg)
 	free(cfg->daemon.socket_group);
 	free(cfg->daemon.database);
 	free(cfg->daemon.workdir);
+	free(cfg->daemon.operators);
 	free(cfg->daemon.report_hook);
 	free(cfg->repo.path);
 	free(cfg->repo.url);
@@ -229,6 +230,7 @@ config_error(struct config_ctx *ctx, int line, const char *label,
 	va_start(ap, fmt);
 	vsnprintf(what, sizeof(what), fmt, ap);
 	va_end(ap);
+	bd_utf8_fix(what);	/* a long value may be cut inside a character */
 	if (line > 0)
 		snprintf(where, sizeof(where), ":%d", line);
 	else

@@ -450,14 +450,17 @@ config_section_start(struct config_ctx *ctx, const char *text, size_t len)
 	const struct config_section_def *def = NULL;
 	char *copy = xstrndup(text, len), *word[3] = { NULL }, *save = NULL;
 	const char *name;
-	size_t n;
+	size_t n, shown;
 
 	config_section_skip(ctx);
 	ctx->sec_line = ctx->lineno;
 	memset(ctx->key_line, 0, sizeof(ctx->key_line));
-	snprintf(ctx->label, sizeof(ctx->label), "[%.*s]",
-	    (int)(len > CONFIG_NAME_MAX + 16 ? CONFIG_NAME_MAX + 16 : len),
-	    copy);
+	/* The line is valid UTF-8: a long header is cut between characters. */
+	shown = len > CONFIG_NAME_MAX + 16 ? CONFIG_NAME_MAX + 16 : len;
+	while (shown > 0 && shown < len &&
+	    ((unsigned char)text[shown] & 0xc0) == 0x80)
+		shown--;
+	snprintf(ctx->label, sizeof(ctx->label), "[%.*s]", (int)shown, copy);
 	for (n = 0; n < 3; n++)
 		if ((word[n] = strtok_r(n == 0 ? copy : NULL, " \t", &save)) ==
 		    NULL)
