@@ -80,8 +80,12 @@ Test(sched, typed_requests_reach_a_verdict_without_a_control_socket)
 	uv_run(&st.loop, UV_RUN_DEFAULT);
 	cr_assert(st.sink.done, "the loop ended without a done event");
 
-	/* The engine started with candidates, then probes, then samples. */
-	ev = st_events("bisection");
+	/*
+	 * The engine started with candidates, then probes, then samples.  A
+	 * child that verification may start for a second culprit has events
+	 * of its own, left out here.
+	 */
+	ev = st_events("bisection", id);
 	cr_assert_eq(json_array_size(ev), 1);
 	e = json_array_get(ev, 0);
 	cr_assert_eq(json_integer_value(json_object_get(e, "bisection")), id);
@@ -98,8 +102,14 @@ Test(sched, typed_requests_reach_a_verdict_without_a_control_socket)
 		json_t *s;
 		int seen = 0;
 
-		cr_assert_eq(json_integer_value(json_object_get(e,
-		    "bisection")), id, "event %s of another bisection", kind);
+		int64_t of = json_integer_value(json_object_get(e,
+		    "bisection"));
+
+		if (of != id) {
+			cr_assert_eq(st_parent_of(of), id, "event %s of another "
+			    "bisection", kind);
+			continue;
+		}
 		if (strcmp(kind, "probe-started") == 0)
 			json_array_append_new(started, json_integer(
 			    json_integer_value(json_object_get(e, "run"))));
@@ -117,12 +127,12 @@ Test(sched, typed_requests_reach_a_verdict_without_a_control_socket)
 	}
 	cr_assert_gt(json_array_size(started), 6);
 	json_decref(started);
-	ev = st_events("sample");
+	ev = st_events("sample", id);
 	cr_assert_gt(json_array_size(ev), 6);
 	json_decref(ev);
 
 	/* The verdict names the planted culprit and the store agrees. */
-	ev = st_events("verdict");
+	ev = st_events("verdict", id);
 	cr_assert_eq(json_array_size(ev), 1);
 	e = json_array_get(ev, 0);
 	cr_assert_str_eq(json_string_value(json_object_get(e, "verdict")),
@@ -130,7 +140,7 @@ Test(sched, typed_requests_reach_a_verdict_without_a_control_socket)
 	cr_assert_str_eq(json_string_value(json_object_get(e, "culprit")),
 	    st.culprit);
 	json_decref(ev);
-	ev = st_events("done");
+	ev = st_events("done", id);
 	cr_assert_eq(json_array_size(ev), 1);
 	cr_assert_str_eq(json_string_value(json_object_get(json_array_get(ev,
 	    0), "state")), "done");
@@ -173,12 +183,12 @@ Test(sched, a_new_scheduler_resumes_from_the_store)
 
 	st.sink.resumed = id;
 	st_sched_start();
-	ev = st_events("bisection");
+	ev = st_events("bisection", id);
 	cr_assert_eq(json_array_size(ev), 1, "resumed before the loop ran");
 	json_decref(ev);
 	uv_run(&st.loop, UV_RUN_DEFAULT);
 	cr_assert(st.sink.done, "the loop ended without a done event");
-	ev = st_events("bisection");
+	ev = st_events("bisection", id);
 	cr_assert_eq(json_array_size(ev), 2, "the new scheduler resumed it");
 	json_decref(ev);
 	cr_assert_eq(st.sink.replayed, before, "the engine replayed %zu of "

@@ -58,15 +58,35 @@ st_look_at_engine(struct st_sink *sink)
 	sink->replayed = es.samples;
 }
 
-/* The recording sink; the first "done" ends the loop's run. */
+/* The bisection that started id to verify its culprit, or 0. */
+int64_t
+st_parent_of(int64_t id)
+{
+	struct bisection *b;
+	struct bd_error err;
+
+	if ((b = sched_find(st.sched, id, &err)) == NULL)
+		return 0;
+	return b->parent_id;
+}
+
+/* The recording sink; the first "done" of a parent ends the loop's run. */
 static void
 st_emit(void *arg, const char *kind, json_t *fields)
 {
 	struct st_sink *sink = arg;
 
 	cr_assert_not_null(fields, "event %s without fields", kind);
-	if (strcmp(kind, "bisection") == 0 && sink->resumed != 0)
+	/*
+	 * Only the resumed bisection's first event follows its load: a child
+	 * that verification starts later announces itself the same way.
+	 */
+	if (strcmp(kind, "bisection") == 0 && sink->resumed != 0 &&
+	    json_integer_value(json_object_get(fields, "bisection")) ==
+	    sink->resumed) {
 		st_look_at_engine(sink);
+		sink->resumed = 0;
+	}
 	json_object_set_new(fields, "kind", json_string(kind));
 	json_array_append_new(sink->events, fields);
 	if (strcmp(kind, "sample") == 0 && ++sink->nsamples == sink->stop_at)
@@ -74,7 +94,9 @@ st_emit(void *arg, const char *kind, json_t *fields)
 	if (strcmp(kind, "probe-started") == 0 && ++sink->probes == 2 &&
 	    sink->second_probe != NULL)
 		sink->second_probe(sink);
-	if (strcmp(kind, "done") == 0) {
+	/* A child that verification started ends before its parent. */
+	if (strcmp(kind, "done") == 0 && st_parent_of(json_integer_value(
+	    json_object_get(fields, "bisection"))) == 0) {
 		sink->done = 1;
 		if (sink->sweeps_back == sink->sweep_runs)
 			uv_stop(sink->loop);
@@ -176,14 +198,15 @@ st_setup(const char *tag)
 
 /* The events of one kind, in order (borrowed from the sink; caller frees). */
 json_t *
-st_events(const char *kind)
+st_events(const char *kind, int64_t id)
 {
 	json_t *list = json_array(), *e;
 	size_t i;
 
 	json_array_foreach(st.sink.events, i, e)
 		if (strcmp(json_string_value(json_object_get(e, "kind")),
-		    kind) == 0)
+		    kind) == 0 && (id == 0 || json_integer_value(
+		    json_object_get(e, "bisection")) == id))
 			json_array_append(list, e);
 	return list;
 }

@@ -69,8 +69,13 @@ void	 st_setup(const char *tag);
 void	 st_sched_start(void);
 /* The shutdown a restart begins with: remote work stops, unrecorded. */
 void	 st_sched_shutdown(void);
-/* The events of one kind, in order (caller decrefs the list). */
-json_t	*st_events(const char *kind);
+/*
+ * The events of one kind of bisection id (0: of any), in order (caller
+ * decrefs the list).
+ */
+json_t	*st_events(const char *kind, int64_t id);
+/* The bisection that started id to verify its culprit, or 0. */
+int64_t	 st_parent_of(int64_t id);
 /* A request with the fixture's own range; the caller may change fields. */
 void	 st_request(struct sched_request *r, const char *const *good);
 /* Done runs of a bisection. */
