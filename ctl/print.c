@@ -299,7 +299,12 @@ print_list(FILE *out, const json_t *r, const json_t *req, unsigned flags)
 	(void)req; (void)flags;
 	table_init(&t, head, "rlllllllrll");
 	json_array_foreach(json_object_get(r, "bisections"), i, b) {
-		table_cell(&t, "%lld", num(b, "id"));
+		/* A sub-range that verification bisects names its parent. */
+		if (json_is_integer(json_object_get(b, "parent")))
+			table_cell(&t, "%lld of %lld", num(b, "id"),
+			    num(b, "parent"));
+		else
+			table_cell(&t, "%lld", num(b, "id"));
 		table_cell(&t, "%s", str(b, "state"));
 		table_cell(&t, "%s", str(b, "verdict"));
 		table_cell(&t, "%s", str(b, "benchmark"));

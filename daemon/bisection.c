@@ -33,9 +33,22 @@ bisection_read_params(struct bisection *b)
 		b->max_samples = (unsigned)json_integer_value(v);
 	if ((v = json_object_get(p, "first_parent")) != NULL)
 		b->first_parent = json_is_true(v);
-	if ((v = json_object_get(p, "parent")) != NULL && json_is_integer(v))
-		b->parent_id = json_integer_value(v);
 	json_decref(p);
+	b->parent_id = bisection_params_parent(b->rec.params);
+}
+
+int64_t
+bisection_params_parent(const char *params)
+{
+	json_t *p, *v;
+	int64_t parent = 0;
+
+	if (params == NULL || (p = json_loads(params, 0, NULL)) == NULL)
+		return 0;
+	if ((v = json_object_get(p, "parent")) != NULL && json_is_integer(v))
+		parent = json_integer_value(v);
+	json_decref(p);
+	return parent;
 }
 
 /* Only what was asked is stored, so defaults may change for new requests. */

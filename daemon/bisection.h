@@ -116,6 +116,11 @@ void	bisection_load_abort(struct bisection *b);
  */
 char	*bisection_params_encode(const struct sched_request *req,
 	    const char *bad, const char *group);
+/*
+ * The bisection that started one with these stored params to verify its
+ * culprit, or 0: list and status name it for every row.
+ */
+int64_t	bisection_params_parent(const char *params);
 /* The stored form of a sweep's origin (bisections.origin).  Caller frees. */
 struct sched_origin;
 char	*bisection_origin_encode(const struct sched_origin *o);

@@ -152,9 +152,10 @@ bisection_status_json(struct bisection *b, struct store *st,
 
 	memset(&bs, 0, sizeof(bs));
 	store_bisection_stats(st, b->id, &bs, &err);
-	o = json_pack("{s:I, s:s, s:s, s:s, s:s, s:s, s:o, s:s, s:I, s:o, "
-	    "s:I, s:I}",
+	o = json_pack("{s:I, s:o, s:s, s:s, s:s, s:s, s:s, s:o, s:s, s:I, "
+	    "s:o, s:I, s:I}",
 	    "id", (json_int_t)b->id,
+	    "parent", b->parent_id ? json_integer(b->parent_id) : json_null(),
 	    "state", store_bisection_state_name(b->rec.state),
 	    "verdict", store_verdict_name(b->rec.verdict),
 	    "benchmark", b->rec.benchmark, "metric", b->rec.metric,

@@ -174,12 +174,14 @@ cmdsvc_list_one(void *arg, const struct store_bisection *b)
 {
 	struct cmdsvc_list *l = arg;
 	json_t *good = json_array();
+	int64_t parent = bisection_params_parent(b->params);
 	size_t i;
 
 	for (i = 0; i < b->ngood; i++)
 		cmd_append(l->ctx, good, json_string(b->good[i]));
-	cmd_append(l->ctx, l->list, json_pack("{s:I, s:s, s:s, s:s, s:s, "
-	    "s:s?, s:s, s:o, s:o, s:I}", "id", (json_int_t)b->id,
+	cmd_append(l->ctx, l->list, json_pack("{s:I, s:o, s:s, s:s, s:s, "
+	    "s:s, s:s?, s:s, s:o, s:o, s:I}", "id", (json_int_t)b->id,
+	    "parent", parent ? json_integer(parent) : json_null(),
 	    "state", store_bisection_state_name(b->state),
 	    "verdict", store_verdict_name(b->verdict),
 	    "benchmark", b->benchmark, "metric", b->metric,

@@ -15,6 +15,7 @@
 #include <jansson.h>
 
 #include "common/xmalloc.h"
+#include "daemon/bisection.h"
 #include "daemon/sched.h"
 #include "daemon/sweep_bisect.h"
 #include "store/store.h"
@@ -190,12 +191,15 @@ sb_start(const char *sweep, const char *prev, const char *next,
 static int
 sb_count_cb(void *arg, const struct store_bisection *b)
 {
-	(void)b;
-	++*(size_t *)arg;
+	if (bisection_params_parent(b->params) == 0)
+		++*(size_t *)arg;
 	return 0;
 }
 
-/* Every stored bisection, whatever its state. */
+/*
+ * Every stored bisection, whatever its state, but the children that
+ * verification starts: they are not the sweeps'.
+ */
 static size_t
 sb_bisections(void)
 {

@@ -179,9 +179,12 @@ sweep_wait(const char *name, const char *ref, const char *commit,
 static size_t
 sweep_bisections(void)
 {
-	json_t *r = svc_req("{\"cmd\":\"list\"}");
-	size_t n = json_array_size(json_object_get(r, "bisections"));
+	json_t *r = svc_req("{\"cmd\":\"list\"}"), *b;
+	size_t i, n = 0;
 
+	/* Children that verification starts are not the sweep's. */
+	json_array_foreach(json_object_get(r, "bisections"), i, b)
+		n += json_is_null(json_object_get(b, "parent"));
 	json_decref(r);
 	return n;
 }

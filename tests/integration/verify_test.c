@@ -12,6 +12,8 @@
 #include <jansson.h>
 
 #include "common/xmalloc.h"
+#include "tests/support/ctlprint.h"
+#include "tests/support/daemon.h"
 #include "tests/support/svc.h"
 #include "tests/support/tst.h"
 
@@ -251,6 +253,45 @@ vt_share(const char *text, const char *sha)
 	return -1;
 }
 
+/*
+ * list names the parent of every sub-range bisection that verification
+ * of id started, in its reply and in bisectctl's table ("5 of 4"), and
+ * none for id itself.
+ */
+static void
+vt_assert_children_listed(int64_t id)
+{
+	char *line, *text, cell[64];
+	json_t *got, *e;
+	size_t i, children = 0;
+
+	line = tst_daemon_request(&svc.td, "{\"cmd\":\"list\"}");
+	cr_assert_not_null(line);
+	text = ctlprint(print_list, line);
+	got = tst_daemon_reply(line);
+	cr_assert_not_null(got);
+	json_array_foreach(json_object_get(got, "bisections"), i, e) {
+		json_int_t me = json_integer_value(json_object_get(e, "id"));
+		const json_t *parent = json_object_get(e, "parent");
+
+		if (me == id) {
+			cr_assert(json_is_null(parent), "bisection %lld has a "
+			    "parent", (long long)me);
+			continue;
+		}
+		cr_assert_eq(json_integer_value(parent), id, "bisection %lld "
+		    "is not %lld's child", (long long)me, (long long)id);
+		snprintf(cell, sizeof(cell), "%lld of %lld", (long long)me,
+		    (long long)id);
+		cr_assert_not_null(strstr(text, cell), "no \"%s\" in:\n%s",
+		    cell, text);
+		children++;
+	}
+	cr_assert_gt(children, 0, "no sub-range bisection listed:\n%s", text);
+	json_decref(got);
+	free(text);
+}
+
 Test(verify, two_culprits_with_half_the_change_each_are_both_found)
 {
 	struct vt_report r;
@@ -280,4 +321,5 @@ Test(verify, two_culprits_with_half_the_change_each_are_both_found)
 	    "and %ld%%: %s", s1, s2, r.text);
 	json_decref(r.reply);
 	json_decref(b);
+	vt_assert_children_listed(id);
 }
