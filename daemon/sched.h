@@ -149,7 +149,7 @@ json_t		*sched_host_current(struct sched *s, const char *host);
  * failures after the backend's retries, a cancel, shutdown).
  */
 struct step_result;
-typedef void sched_sweep_cb(void *arg, int64_t row,
+typedef void sched_sweep_cb(void *arg, int64_t row, int64_t job,
     const struct step_result *r, const char *where);
 
 /* What sched_run_sweep takes; strings are copied. */
@@ -160,6 +160,13 @@ struct sched_sweep_run {
 	const char	*group;
 	const char	*commit;	/* 40 hex digits */
 	int		 priority;	/* against bisections: higher first */
+	/*
+	 * The sweep_jobs row of a run stored before a restart, followed
+	 * again (its lab job, lab_job when recorded, or the one its run id
+	 * finds); 0 stores a new row.  done gets the row's id as job.
+	 */
+	int64_t		 job;
+	const char	*lab_job;
 	sched_sweep_cb	*done;
 	void		*arg;
 };
@@ -174,5 +181,7 @@ int	sched_run_sweep(struct sched *s, const struct sched_sweep_run *req,
 	    struct bd_error *err);
 /* Ends every sweep run of row, queued or running; each gets done(NULL). */
 void	sched_cancel_sweep(struct sched *s, int64_t row);
+/* Whether a run of sweep_jobs row job is queued or running here. */
+int	sched_sweep_holds(struct sched *s, int64_t job);
 
 #endif

@@ -17,6 +17,7 @@
 #include "daemon/sched.h"
 #include "daemon/sched_int.h"
 #include "remote/backend.h"
+#include "store/store.h"
 
 struct sched_sweep_job {
 	struct sched		*s;
@@ -26,7 +27,9 @@ struct sched_sweep_job {
 	char			 sha[GIT_OID_HEXSZ + 1];
 	int64_t			 row;
 	int			 priority;
-	unsigned		 seq;		/* names its log files */
+	int64_t			 stored;	/* its sweep_jobs row */
+	int			 resumed;	/* stored before a restart */
+	char			*lab_job;	/* the lab's job it had, or NULL */
 	int			 submitted;
 	int			 recorded;	/* done has been told */
 	struct backend_run	*job;		/* NULL: queued or ended */
@@ -59,7 +62,34 @@ sched_sweep_job_free(struct sched *s, struct sched_sweep_job *j)
 	free(j->sweep);
 	free(j->benchmark);
 	free(j->group);
+	free(j->lab_job);
 	free(j);
+}
+
+/*
+ * A run that ended without a stored result is not followed again; at
+ * shutdown it stays, for the next start to find.
+ */
+static void
+sched_sweep_forget(struct sched *s, struct sched_sweep_job *j)
+{
+	struct bd_error err;
+
+	if (!s->stopping && store_sweep_job_del(sched_store(s), j->stored,
+	    &err) < 0)
+		log_warnx("sweep %s: %s", j->sweep, err.msg);
+}
+
+/* A lab accepted the run's job: stored before it is followed. */
+static void
+sched_sweep_lab(void *arg, const char *lab, const char *job)
+{
+	struct sched_sweep_job *j = arg;
+	struct bd_error err;
+
+	if (store_sweep_job_lab(sched_store(j->s), j->stored, lab, job,
+	    &err) < 0)
+		log_warnx("sweep %s: %s", j->sweep, err.msg);
 }
 
 /* Queued only: hosts are handed out by sched_group() on the next kick. */
@@ -67,14 +97,19 @@ int
 sched_run_sweep(struct sched *s, const struct sched_sweep_run *req,
     struct bd_error *err)
 {
-	static unsigned seq;
 	struct sched_sweep_job *j;
+	int64_t stored = req->job;
+	int rc;
 
 	if (s->stopping)
 		return bd_error_set(err, -ESHUTDOWN, "the daemon is stopping");
 	if (config_benchmark_find(sched_config(s), req->benchmark) == NULL)
 		return bd_error_set(err, -ENOENT, "sweep %s: no [benchmark %s]",
 		    req->sweep, req->benchmark);
+	/* The row exists before the work, as a bisection's run does. */
+	if (stored == 0 && (rc = store_sweep_job_add(sched_store(s), req->row,
+	    &stored, err)) < 0)
+		return rc;
 	j = xcalloc(1, sizeof(*j));
 	j->s = s;
 	j->sweep = xstrdup(req->sweep);
@@ -83,7 +118,9 @@ sched_run_sweep(struct sched *s, const struct sched_sweep_run *req,
 	snprintf(j->sha, sizeof(j->sha), "%s", req->commit);
 	j->row = req->row;
 	j->priority = req->priority;
-	j->seq = ++seq;
+	j->stored = stored;
+	j->resumed = req->job != 0;
+	j->lab_job = req->lab_job ? xstrdup(req->lab_job) : NULL;
 	j->done = req->done;
 	j->arg = req->arg;
 	TAILQ_INSERT_TAIL(&s->sweeps, j, entry);
@@ -100,7 +137,7 @@ sched_sweep_record(void *arg, const struct step_result *r, const char *where)
 	if (j->recorded)
 		return;
 	j->recorded = 1;
-	j->done(j->arg, j->row, r, where);
+	j->done(j->arg, j->row, j->stored, r, where);
 }
 
 /* The run is over; one that recorded nothing tells the sweep so. */
@@ -112,6 +149,7 @@ sched_sweep_ended(void *arg, const struct step_result *last,
 	struct sched *s = j->s;
 
 	j->job = NULL;
+	sched_sweep_forget(s, j);
 	if (!s->stopping)
 		sched_sweep_emit(s, j, "ended", step_outcome_name(
 		    last->outcome));
@@ -121,7 +159,7 @@ sched_sweep_ended(void *arg, const struct step_result *last,
 			log_warnx("sweep %s: a run at %.12s failed on the fleet "
 			    "%u times: %s", j->sweep, j->sha, attempts,
 			    last->err.msg);
-		j->done(j->arg, j->row, NULL, NULL);
+		j->done(j->arg, j->row, j->stored, NULL, NULL);
 	}
 	sched_sweep_job_free(s, j);
 	if (s->stopping)
@@ -163,8 +201,9 @@ sched_sweep_submit(struct sched *s, struct sched_sweep_job *j)
 		return -ENOENT;
 	}
 	j->cfg_hold = config_hold(cfg);
-	snprintf(run_id, sizeof(run_id), "sweep-%" PRId64 "-%u", j->row,
-	    j->seq);
+	/* Stable across restarts: a lab finds the job by it. */
+	snprintf(run_id, sizeof(run_id), "sweep-%" PRId64 "-%" PRId64, j->row,
+	    j->stored);
 	logdir = sched_sweep_log_dir(s, j->row);
 	memset(&spec, 0, sizeof(spec));
 	spec.bench = bench;
@@ -174,6 +213,9 @@ sched_sweep_submit(struct sched *s, struct sched_sweep_job *j)
 	spec.log_dir = logdir;
 	spec.cache = &s->cache;
 	spec.record = sched_sweep_record;
+	spec.job = sched_sweep_lab;
+	spec.lab_job = j->lab_job;
+	spec.resumed = j->resumed;
 	spec.arg = j;
 	j->submitted = 1;
 	rc = backend_submit(sched_backend(s, j->group), &spec,
@@ -202,8 +244,9 @@ sched_sweep_give(struct sched *s, const char *group, int prio, int eq,
 		    j->priority < prio || (j->priority == prio && !eq))
 			continue;
 		if (sched_sweep_submit(s, j) < 0) {
+			sched_sweep_forget(s, j);
 			j->recorded = 1;
-			j->done(j->arg, j->row, NULL, NULL);
+			j->done(j->arg, j->row, j->stored, NULL, NULL);
 			sched_sweep_job_free(s, j);
 			continue;
 		}
@@ -241,8 +284,9 @@ sched_cancel_sweep(struct sched *s, int64_t row)
 		}
 		if (j->submitted)	/* ending: its callback is on the way */
 			continue;
+		sched_sweep_forget(s, j);
 		j->recorded = 1;
-		j->done(j->arg, j->row, NULL, NULL);
+		j->done(j->arg, j->row, j->stored, NULL, NULL);
 		sched_sweep_job_free(s, j);
 	}
 }
@@ -276,6 +320,17 @@ sched_sweep_on_host(struct sched *s, const char *host)
 			    "row", (json_int_t)j->row, "commit", j->sha);
 	}
 	return NULL;
+}
+
+int
+sched_sweep_holds(struct sched *s, int64_t stored)
+{
+	struct sched_sweep_job *j;
+
+	TAILQ_FOREACH(j, &s->sweeps, entry)
+		if (j->stored == stored)
+			return 1;
+	return 0;
 }
 
 /* The fleet may close only once no sweep job can call back. */

@@ -144,10 +144,35 @@ sweep_cur_by_row(struct sweeper *sw, int64_t row)
 	return NULL;
 }
 
-static void sweep_run_done(void *arg, int64_t row,
+static void sweep_run_done(void *arg, int64_t row, int64_t job,
     const struct step_result *r, const char *where);
 
-/* Queues n runs of the row in the scheduler. */
+/* The row's stored runs, copied out of the walk (callbacks may not nest). */
+struct sweep_held {
+	struct {
+		int64_t	 id;
+		char	*lab_job;
+	}		*v;
+	size_t		 n;
+};
+
+static int
+sweep_held_one(void *arg, const struct store_sweep_job *j)
+{
+	struct sweep_held *h = arg;
+
+	h->v = xreallocarray(h->v, h->n + 1, sizeof(*h->v));
+	h->v[h->n].id = j->id;
+	h->v[h->n].lab_job = j->job ? xstrdup(j->job) : NULL;
+	h->n++;
+	return 0;
+}
+
+/*
+ * Queues n runs of the row in the scheduler.  Runs stored before a
+ * restart come first, so that their lab jobs are followed instead of
+ * submitted again; those beyond n are not wanted any more.
+ */
 static void
 sweep_submit(struct sweeper *sw, const struct config_sweep *w,
     struct sweep_cur *c, const struct store_sweep_ref *r, unsigned n)
@@ -157,8 +182,35 @@ sweep_submit(struct sweeper *sw, const struct config_sweep *w,
 		.group = w->group, .commit = r->commit,
 		.priority = w->priority, .done = sweep_run_done, .arg = sw,
 	};
+	struct sweep_held held = { NULL, 0 };
 	struct bd_error err;
+	size_t i;
 
+	if (store_sweep_job_list(sw->env.store, r->id, sweep_held_one, &held,
+	    &err) < 0)
+		log_warnx("sweep %s: %s", w->name, err.msg);
+	for (i = 0; i < held.n; i++) {
+		if (sched_sweep_holds(sw->env.sched, held.v[i].id))
+			continue;
+		if (n == 0) {
+			store_sweep_job_del(sw->env.store, held.v[i].id, &err);
+			continue;
+		}
+		req.job = held.v[i].id;
+		req.lab_job = held.v[i].lab_job;
+		if (sched_run_sweep(sw->env.sched, &req, &err) < 0) {
+			log_warnx("sweep %s: %s", w->name, err.msg);
+			n = 0;
+			continue;
+		}
+		c->inflight++;
+		n--;
+	}
+	for (i = 0; i < held.n; i++)
+		free(held.v[i].lab_job);
+	free(held.v);
+	req.job = 0;
+	req.lab_job = NULL;
 	for (; n > 0; n--) {
 		if (sched_run_sweep(sw->env.sched, &req, &err) < 0) {
 			log_warnx("sweep %s: %s", w->name, err.msg);
@@ -349,7 +401,7 @@ sweep_failed(struct sweeper *sw, const struct config_sweep *w,
 /* Stores one run's metrics as the row's next run (first value of each). */
 static void
 sweep_store_run(struct sweeper *sw, const struct config_sweep *w,
-    int64_t row, const struct step_result *r)
+    int64_t row, int64_t job, const struct step_result *r)
 {
 	struct store_metric *m;
 	struct sweep_rows rows;
@@ -369,8 +421,8 @@ sweep_store_run(struct sweeper *sw, const struct config_sweep *w,
 			m[n].value = r->metrics.v[i].value;
 			n++;
 		}
-	if (cur != NULL && store_sweep_sample_add(sw->env.store, row,
-	    cur->runs + 1, m, n, &err) < 0)
+	if (cur != NULL && store_sweep_run_record(sw->env.store, row,
+	    cur->runs + 1, job, m, n, &err) < 0)
 		log_warnx("sweep %s: %s", w->name, err.msg);
 	free(m);
 	sweep_rows_free(&rows);
@@ -378,8 +430,8 @@ sweep_store_run(struct sweeper *sw, const struct config_sweep *w,
 
 /* The scheduler's word on one run: stored first, then acted on. */
 static void
-sweep_run_done(void *arg, int64_t row, const struct step_result *r,
-    const char *where)
+sweep_run_done(void *arg, int64_t row, int64_t job,
+    const struct step_result *r, const char *where)
 {
 	struct sweeper *sw = arg;
 	struct sweep_cur *c = sweep_cur_by_row(sw, row);
@@ -401,7 +453,7 @@ sweep_run_done(void *arg, int64_t row, const struct step_result *r,
 		sweep_failed(sw, w, c, r, where);
 		return;
 	}
-	sweep_store_run(sw, w, row, r);
+	sweep_store_run(sw, w, row, job, r);
 	sweep_top_up(sw, w, c);
 }
 

@@ -214,6 +214,24 @@ static const char store_schema_v6[] =
 "  CHECK (origin IS NULL OR json_valid(origin));"
 "ALTER TABLE runs ADD COLUMN reused_from INTEGER REFERENCES sweep_refs (id);";
 
+/*
+ * Version 7: sweep runs in flight.  A row exists from before a sweep run is
+ * handed to its backend until its result is stored (in the transaction
+ * that stores it) or it ended without one; the lab's job id joins it once
+ * the lab accepted the job.  After a restart the sweep follows these runs'
+ * jobs instead of submitting new ones.
+ */
+static const char store_schema_v7[] =
+"CREATE TABLE sweep_jobs ("
+"  id INTEGER PRIMARY KEY,"
+"  sweep_ref INTEGER NOT NULL REFERENCES sweep_refs (id),"
+"  lab TEXT,"
+"  job TEXT CHECK (job IS NULL OR job <> ''),"
+"  created_ms INTEGER NOT NULL,"
+"  updated_ms INTEGER NOT NULL"
+") STRICT;"
+"CREATE INDEX sweep_jobs_ref ON sweep_jobs (sweep_ref, id);";
+
 const struct store_migration store_migrations[] = {
 	{ 1, store_schema_v1 },
 	{ 2, store_schema_v2 },
@@ -221,6 +239,7 @@ const struct store_migration store_migrations[] = {
 	{ 4, store_schema_v4 },
 	{ 5, store_schema_v5 },
 	{ 6, store_schema_v6 },
+	{ 7, store_schema_v7 },
 };
 const size_t store_nmigrations =
     sizeof(store_migrations) / sizeof(store_migrations[0]);
@@ -453,5 +472,16 @@ const char *const store_sql[STMT_COUNT] = {
 	    " lab = excluded.lab, job = excluded.job,"
 	    " updated_ms = excluded.updated_ms",
 	[STMT_LAB_JOB_GET] = "SELECT job FROM lab_jobs WHERE run = ?1",
+	[STMT_SWEEP_JOB_ADD] =
+	    "INSERT INTO sweep_jobs (sweep_ref, created_ms, updated_ms)"
+	    " VALUES (?1, ?2, ?2)",
+	[STMT_SWEEP_JOB_LAB] =
+	    "UPDATE sweep_jobs SET lab = ?2, job = ?3, updated_ms = ?4"
+	    " WHERE id = ?1",
+	[STMT_SWEEP_JOB_DEL] = "DELETE FROM sweep_jobs WHERE id = ?1",
+	[STMT_SWEEP_JOB_FORGET] = "DELETE FROM sweep_jobs WHERE sweep_ref = ?1",
+	[STMT_SWEEP_JOB_LIST] =
+	    "SELECT id, sweep_ref, lab, job FROM sweep_jobs"
+	    " WHERE sweep_ref = ?1 ORDER BY id",
 	[STMT_INSTANCE_GET] = "SELECT id FROM instance LIMIT 1",
 };

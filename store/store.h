@@ -487,10 +487,47 @@ int	store_sweep_ref_link(struct store *s, int64_t id, int64_t bisection,
  */
 int	store_sweep_sample_add(struct store *s, int64_t sweep_ref, unsigned run,
 	    const struct store_metric *m, size_t n, struct bd_error *err);
+/*
+ * store_sweep_sample_add for the run of sweep job job (0: none), which
+ * the same transaction forgets: a run whose result is stored is never
+ * followed again after a crash.
+ */
+int	store_sweep_run_record(struct store *s, int64_t sweep_ref,
+	    unsigned run, int64_t job, const struct store_metric *m, size_t n,
+	    struct bd_error *err);
 /* A row's samples by run, then metric. */
 int	store_sweep_sample_list(struct store *s, int64_t sweep_ref,
 	    store_sweep_sample_cb cb, void *arg, struct bd_error *err);
 const char *store_sweep_ref_state_name(enum store_sweep_ref_state st);
+
+/*
+ * ---- sweep jobs: the sweep runs in flight ----
+ * A sweep run is stored before its backend gets it, and forgotten when its
+ * result is stored (store_sweep_run_record), when it ended without one and
+ * when its row is compared, failed or rewritten (store_sweep_ref_set).
+ * What is left after a crash is what the sweep follows again: the job id
+ * names the lab's job once the lab accepted it.
+ */
+struct store_sweep_job {
+	int64_t		 id;
+	int64_t		 sweep_ref;
+	const char	*lab;		/* NULL until a lab accepted the job */
+	const char	*job;		/* the lab's job id, or NULL */
+};
+
+/* A row borrowed for the callback; nonzero stops the walk. */
+typedef int (*store_sweep_job_cb)(void *arg, const struct store_sweep_job *j);
+
+int	store_sweep_job_add(struct store *s, int64_t sweep_ref, int64_t *id,
+	    struct bd_error *err);
+/* The lab accepted job for sweep job id. */
+int	store_sweep_job_lab(struct store *s, int64_t id, const char *lab,
+	    const char *job, struct bd_error *err);
+/* Forgets one (0 when it was not there either). */
+int	store_sweep_job_del(struct store *s, int64_t id, struct bd_error *err);
+/* The sweep jobs of one row, oldest first. */
+int	store_sweep_job_list(struct store *s, int64_t sweep_ref,
+	    store_sweep_job_cb cb, void *arg, struct bd_error *err);
 
 /* ---- reports: one per bisection, replaced when written again ---- */
 

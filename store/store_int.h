@@ -69,6 +69,11 @@ enum store_stmt_id {
 	STMT_REF_LIST,
 	STMT_LAB_JOB_PUT,
 	STMT_LAB_JOB_GET,
+	STMT_SWEEP_JOB_ADD,
+	STMT_SWEEP_JOB_LAB,
+	STMT_SWEEP_JOB_DEL,
+	STMT_SWEEP_JOB_FORGET,
+	STMT_SWEEP_JOB_LIST,
 	STMT_INSTANCE_GET,
 	STMT_COUNT
 };
@@ -110,6 +115,12 @@ int	 store_commit(struct store *s, struct bd_error *err);
 void	 store_rollback(struct store *s);
 int	 store_changes(struct store *s);
 int64_t	 store_now_ms(void);
+/*
+ * Binds (key, lab, job, now) as ?1..?4 of statement id, for a run's or a
+ * sweep run's lab job; NULL with err set when the lab or job is missing.
+ */
+sqlite3_stmt *store_lab_job_bind(struct store *s, enum store_stmt_id id,
+	    int64_t key, const char *lab, const char *job, struct bd_error *err);
 void	 store_bind_text(sqlite3_stmt *st, int idx, const char *text);
 void	 store_bind_opt(sqlite3_stmt *st, int idx, int64_t v);
 void	 store_bind_mask(sqlite3_stmt *st, int idx, const char *const *names,

@@ -188,6 +188,13 @@ store_sweep_ref_set(struct store *s, int64_t id,
 		return error;
 	if (store_changes(s) == 0)
 		return bd_error_set(err, -ENOENT, "no sweep ref %" PRId64, id);
+	/* A row that is done with has no run to follow after a restart. */
+	if (state == STORE_SWEEP_COMPARED || state == STORE_SWEEP_FAILED ||
+	    state == STORE_SWEEP_REWRITTEN) {
+		st = store_stmt(s, STMT_SWEEP_JOB_FORGET);
+		sqlite3_bind_int64(st, 1, id);
+		return store_exec(s, st, err, "forget sweep jobs");
+	}
 	return 0;
 }
 
@@ -248,12 +255,26 @@ int
 store_sweep_sample_add(struct store *s, int64_t sweep_ref, unsigned run,
     const struct store_metric *m, size_t n, struct bd_error *err)
 {
+	return store_sweep_run_record(s, sweep_ref, run, 0, m, n, err);
+}
+
+int
+store_sweep_run_record(struct store *s, int64_t sweep_ref, unsigned run,
+    int64_t job, const struct store_metric *m, size_t n,
+    struct bd_error *err)
+{
 	sqlite3_stmt *st;
 	size_t i;
 	int error;
 
 	if ((error = store_begin(s, err)) != 0)
 		return error;
+	if (job != 0) {
+		st = store_stmt(s, STMT_SWEEP_JOB_DEL);
+		sqlite3_bind_int64(st, 1, job);
+		if ((error = store_exec(s, st, err, "forget sweep job")) != 0)
+			goto fail;
+	}
 	st = store_stmt(s, STMT_SWEEP_RUNS);
 	sqlite3_bind_int64(st, 1, sweep_ref);
 	sqlite3_bind_int64(st, 2, run);

@@ -203,13 +203,14 @@ Test(sched, a_new_scheduler_resumes_from_the_store)
 
 /* A sweep run ended: its result must be a sample of the benchmark. */
 static void
-st_sweep_done(void *arg, int64_t row, const struct step_result *r,
-    const char *where)
+st_sweep_done(void *arg, int64_t row, int64_t job,
+    const struct step_result *r, const char *where)
 {
 	struct st_sink *sink = arg;
 
 	(void)where;
-	cr_assert_eq(row, 7);
+	cr_assert_eq(row, sink->sweep_row);
+	cr_assert_gt(job, 0, "a sweep run without its stored row");
 	if (r != NULL && r->outcome == STEP_OK &&
 	    metrics_find(&r->metrics, "ops_per_sec") != NULL)
 		sink->sweeps_ok++;
@@ -221,14 +222,19 @@ st_sweep_done(void *arg, int64_t row, const struct step_result *r,
 static void
 st_sweeps_queue(struct st_sink *sink)
 {
+	struct store_sweep_ref row = { .ref = "refs/tags/next-1",
+	    .commit = st.bad, .event = 1, .state = STORE_SWEEP_PENDING };
 	struct sched_sweep_run req = {
-		.sweep = "s", .row = 7, .benchmark = "spin", .group = "lab",
+		.sweep = "s", .benchmark = "spin", .group = "lab",
 		.commit = st.bad, .priority = sink->sweep_priority,
 		.done = st_sweep_done, .arg = sink,
 	};
 	struct bd_error err;
 	unsigned i;
 
+	cr_assert_eq(store_sweep_advance(st.store, "s", 1, &row, 1,
+	    &sink->sweep_row, &err), 0, "%s", err.msg);
+	req.row = sink->sweep_row;
 	sink->sweep_queued_at = json_array_size(sink->events);
 	for (i = 0; i < sink->sweep_runs; i++)
 		cr_assert_eq(sched_run_sweep(st.sched, &req, &err), 0, "%s",

@@ -9,6 +9,9 @@
 #include <time.h>
 
 #include <criterion/criterion.h>
+
+#include <dirent.h>
+#include <sqlite3.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -258,6 +261,61 @@ sweep_unlink(int64_t id)
 	free(sr.result);
 }
 
+/*
+ * The run ids that logged steps for row id ("sweep-ROW-JOB", the sweep job
+ * stored before the run): a run that a restart follows again keeps its id.
+ */
+static size_t
+sweep_log_runs(int64_t id)
+{
+	char *dir, prefix[64], seen[64][64];
+	struct dirent *de;
+	size_t n = 0, i, len;
+	DIR *d;
+
+	xasprintf(&dir, "%s/work/logs/sweep-%lld", svc.td.dir, (long long)id);
+	cr_assert_not_null(d = opendir(dir), "no %s", dir);
+	snprintf(prefix, sizeof(prefix), "sweep-%lld-", (long long)id);
+	while ((de = readdir(d)) != NULL) {
+		if (strncmp(de->d_name, prefix, strlen(prefix)) != 0)
+			continue;
+		len = strlen(prefix) + strspn(de->d_name + strlen(prefix),
+		    "0123456789");
+		for (i = 0; i < n; i++)
+			if (strlen(seen[i]) == len &&
+			    strncmp(seen[i], de->d_name, len) == 0)
+				break;
+		if (i == n && n < 64)
+			snprintf(seen[n++], sizeof(seen[0]), "%.*s", (int)len,
+			    de->d_name);
+	}
+	closedir(d);
+	free(dir);
+	return n;
+}
+
+/* Sweep runs of row id still stored as in flight, read beside the daemon. */
+static int64_t
+sweep_jobs_left(int64_t id)
+{
+	sqlite3 *db;
+	sqlite3_stmt *st;
+	int64_t n;
+
+	cr_assert_eq(sqlite3_open_v2(svc.td.db, &db, SQLITE_OPEN_READONLY,
+	    NULL), SQLITE_OK);
+	sqlite3_busy_timeout(db, 5000);
+	cr_assert_eq(sqlite3_prepare_v2(db, "SELECT count(*) FROM sweep_jobs"
+	    " WHERE sweep_ref = ?1", -1, &st, NULL), SQLITE_OK,
+	    "%s", sqlite3_errmsg(db));
+	sqlite3_bind_int64(st, 1, id);
+	cr_assert_eq(sqlite3_step(st), SQLITE_ROW);
+	n = sqlite3_column_int64(st, 0);
+	sqlite3_finalize(st);
+	sqlite3_close(db);
+	return n;
+}
+
 Test(sweep_run, a_change_between_two_tags_is_found_and_bisected_alone)
 {
 	char **ml, *t1, *t2, *t3, *t4;
@@ -311,6 +369,13 @@ Test(sweep_run, a_change_between_two_tags_is_found_and_bisected_alone)
 	cr_assert_gt(sweep_changed(row), 0, "%s", json_dumps(r, 0));
 	rowid = json_integer_value(json_object_get(row, "id"));
 	json_decref(r);
+	/*
+	 * The run the kill interrupted was followed again as the stored run it
+	 * was (a lab finds its job by that id): one run id per stored run,
+	 * and none left in flight once the row is compared.
+	 */
+	cr_expect_eq(sweep_log_runs(rowid), 5);
+	cr_expect_eq(sweep_jobs_left(rowid), 0);
 
 	/* The bisection is linked; lose the link to a kill -9: linked again,
 	 * to the same bisection. */

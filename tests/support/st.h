@@ -42,6 +42,7 @@ struct st_sink {
 	int		 sweep_priority;
 	unsigned	 probes, sweeps_ok, sweeps_back;
 	size_t		 sweep_queued_at;	/* index in events */
+	int64_t		 sweep_row;		/* the sweep_refs row they sample */
 };
 
 struct st {

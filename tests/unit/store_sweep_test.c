@@ -4,6 +4,7 @@
  * stored again after a restart, and results and bisections stick.
  */
 #include <criterion/criterion.h>
+#include <errno.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -124,4 +125,76 @@ Test(store_sweep, runs_counted_once_and_results_kept)
 	    0, &err), -ENOENT);
 	cr_expect_eq(store_sweep_ref_set(s, id, STORE_SWEEP_COMPARED, "{bad",
 	    0, &err) < 0, 1);
+}
+
+/* The sweep jobs of a row as "ID:JOB;" ("-" for no lab job yet). */
+static int
+job_collect(void *arg, const struct store_sweep_job *j)
+{
+	char *text = arg;
+	size_t len = strlen(text);
+
+	snprintf(text + len, 256 - len, "%lld:%s;", (long long)j->id,
+	    j->job ? j->job : "-");
+	return 0;
+}
+
+static char *
+jobs_of(struct store *s, int64_t row, char text[256])
+{
+	struct bd_error err;
+
+	text[0] = '\0';
+	cr_assert_eq(store_sweep_job_list(s, row, job_collect, text, &err), 0,
+	    "%s", err.msg);
+	return text;
+}
+
+/*
+ * A sweep run in flight is stored with its lab job until its result is
+ * stored, in the same transaction (a refused result keeps it), until it
+ * is forgotten, or until its row is done with.
+ */
+Test(store_sweep, jobs_in_flight_go_with_their_result)
+{
+	struct store *s = stest_db = stest_open();
+	struct store_sweep_ref row = { .ref = "refs/tags/next-1",
+	    .commit = STEST_A, .event = 1, .state = STORE_SWEEP_PENDING };
+	struct store_metric m[1] = { { "tput", 10, 0 } };
+	struct bd_error err;
+	char text[256], want[256];
+	int64_t id, j1, j2, j3;
+
+	cr_assert_eq(store_sweep_advance(s, "n", 1, &row, 1, &id, &err), 0,
+	    "%s", err.msg);
+	cr_assert_eq(store_sweep_job_add(s, id, &j1, &err), 0, "%s", err.msg);
+	cr_assert_eq(store_sweep_job_add(s, id, &j2, &err), 0, "%s", err.msg);
+	cr_assert(j1 > 0 && j2 > j1);
+	cr_assert_eq(store_sweep_job_lab(s, j1, "lab1", "42", &err), 0, "%s",
+	    err.msg);
+	cr_expect_eq(store_sweep_job_lab(s, j2 + 100, "lab1", "43", &err),
+	    -ENOENT);
+	cr_expect_eq(store_sweep_job_lab(s, j2, "lab1", "", &err), -EINVAL);
+	cr_expect_neq(store_sweep_job_add(s, id + 100, &j3, &err), 0,
+	    "a sweep job of no row");
+	snprintf(want, sizeof(want), "%lld:42;%lld:-;", (long long)j1,
+	    (long long)j2);
+	cr_expect_str_eq(jobs_of(s, id, text), want);
+
+	/* Stored with its result: gone.  A refused result keeps the job. */
+	cr_assert_eq(store_sweep_run_record(s, id, 1, j1, m, 1, &err), 0,
+	    "%s", err.msg);
+	cr_expect_eq(store_sweep_run_record(s, id, 1, j2, m, 1, &err),
+	    -EALREADY);
+	snprintf(want, sizeof(want), "%lld:-;", (long long)j2);
+	cr_expect_str_eq(jobs_of(s, id, text), want);
+	cr_assert_eq(store_sweep_job_del(s, j2, &err), 0, "%s", err.msg);
+	cr_assert_eq(store_sweep_job_del(s, j2, &err), 0, "twice is no error");
+	cr_expect_str_eq(jobs_of(s, id, text), "");
+
+	/* A compared row has nothing in flight any more. */
+	cr_assert_eq(store_sweep_job_add(s, id, &j3, &err), 0, "%s", err.msg);
+	cr_assert_eq(store_sweep_ref_set(s, id, STORE_SWEEP_COMPARED, "{}", 0,
+	    &err), 0, "%s", err.msg);
+	cr_expect_str_eq(jobs_of(s, id, text), "");
 }
