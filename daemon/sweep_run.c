@@ -220,6 +220,26 @@ sweep_submit(struct sweeper *sw, const struct config_sweep *w,
 	}
 }
 
+static void sweep_mark_failed(struct sweeper *sw, const struct config_sweep *w,
+    struct sweep_cur *c, const char *phase, const char *message,
+    const char *where);
+
+/*
+ * A row that holds `samples` runs without the samples the judge needs
+ * (results that carried none of the metrics) fails instead of asking for
+ * runs without end.
+ */
+static void
+sweep_no_samples(struct sweeper *sw, const struct config_sweep *w,
+    struct sweep_cur *c, unsigned runs)
+{
+	char msg[128];
+
+	snprintf(msg, sizeof(msg), "%u runs stored, too few of them with the "
+	    "sweep's metrics to judge", runs);
+	sweep_mark_failed(sw, w, c, "collect", msg, NULL);
+}
+
 /* The row is done with: what is still out of it is not wanted. */
 static void
 sweep_release(struct sweeper *sw, struct sweep_cur *c)
@@ -358,6 +378,10 @@ sweep_top_up(struct sweeper *sw, const struct config_sweep *w,
 		sweep_release(sw, c);
 		sweep_compared(sw, w, id, res);
 		goto out;
+	} else if (r->runs >= sp.cap) {
+		/* Runs whose results lacked the metrics: never more than cap. */
+		sweep_no_samples(sw, w, c, r->runs);
+		goto out;
 	} else
 		want = more;
 	if (want == 0) {
@@ -380,12 +404,22 @@ static void
 sweep_failed(struct sweeper *sw, const struct config_sweep *w,
     struct sweep_cur *c, const struct step_result *r, const char *where)
 {
+	sweep_mark_failed(sw, w, c, step_phase_name(r->phase), r->err.msg,
+	    where);
+}
+
+/* The row's verdict is a failure in phase: stored, logged, released. */
+static void
+sweep_mark_failed(struct sweeper *sw, const struct config_sweep *w,
+    struct sweep_cur *c, const char *phase, const char *message,
+    const char *where)
+{
 	struct bd_error err;
 	json_t *o;
 	char *text;
 
-	o = json_pack("{s:s, s:s, s:s}", "failed", step_phase_name(r->phase),
-	    "message", r->err.msg, "host", where ? where : "");
+	o = json_pack("{s:s, s:s, s:s}", "failed", phase, "message", message,
+	    "host", where ? where : "");
 	text = json_dumps(o, JSON_COMPACT);
 	json_decref(o);
 	if (store_sweep_ref_set(sw->env.store, c->row, STORE_SWEEP_FAILED,
@@ -393,7 +427,7 @@ sweep_failed(struct sweeper *sw, const struct config_sweep *w,
 		log_warnx("sweep %s: %s", w->name, err.msg);
 	else
 		log_info("sweep %s: row %" PRId64 " failed in its %s step: %s",
-		    w->name, c->row, step_phase_name(r->phase), r->err.msg);
+		    w->name, c->row, phase, message);
 	free(text);
 	sweep_release(sw, c);
 }

@@ -97,6 +97,7 @@ lava_result_case(struct lava_result *r, json_t *c, const char *build_case,
 	    sizeof(*r->metrics.v));
 	r->metrics.v[r->metrics.n].name = xstrdup(name);
 	r->metrics.v[r->metrics.n].value = v;
+	r->metrics.v[r->metrics.n].index = 0;	/* one value per case */
 	r->metrics.n++;
 	return 0;
 }

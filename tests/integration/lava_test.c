@@ -22,6 +22,7 @@
 #include "tests/support/lavaapi.h"
 #include "tests/support/lavajob.h"
 #include "tests/support/svc.h"
+#include "tests/support/sweepsvc.h"
 #include "tests/support/tst.h"
 
 TestSuite(lava, .fini = svc_fini, .timeout = 1800);
@@ -56,9 +57,17 @@ lava_sections(void)
 {
 	char *text, *t;
 
-	xasprintf(&t, "#!/bin/sh\nset -e\nd=%s/b-$2\nrm -rf \"$d\"\n"
-	    "mkdir -p \"$d\"\ngit -C %s archive \"$1\" | tar -x -C \"$d\"\n"
-	    "cc -O2 -o \"$d/bench\" \"$d/bench.c\"\n", svc.dir, svc.repo);
+	/*
+	 * Jobs of one commit run at once on the two devices (a sweep's runs,
+	 * verification): each builds aside and the first one's build stays,
+	 * so no job removes the bench another one is running.
+	 */
+	xasprintf(&t, "#!/bin/sh\nset -e\nd=%s/b-$2\n"
+	    "[ -x \"$d/bench\" ] && exit 0\nt=$(mktemp -d \"$d.XXXXXX\")\n"
+	    "git -C %s archive \"$1\" | tar -x -C \"$t\"\n"
+	    "cc -O2 -o \"$t/bench\" \"$t/bench.c\"\n"
+	    "mv -T \"$t\" \"$d\" 2>/dev/null || rm -rf \"$t\"\n", svc.dir,
+	    svc.repo);
 	free(tst_write_file(svc.dir, "build.sh", t));
 	free(t);
 	xasprintf(&t, "%s/b-$1/bench", svc.dir);
@@ -528,4 +537,100 @@ Test(lava, cancel_cancels_jobs)
 	    "Canceled");
 	json_decref(j);
 	free(inst);
+}
+
+/* The lab's jobs of this daemon's sweep runs (caller decrefs). */
+static json_t *
+lava_sweep_jobs(void)
+{
+	char *inst = lava_instance(), path[160];
+	json_t *r, *res;
+
+	snprintf(path, sizeof(path), "jobs/?description__contains=bisectd-%s-"
+	    "run-sweep-&ordering=id&limit=200", inst);
+	r = lava_get(path);
+	res = json_incref(json_object_get(r, "results"));
+	json_decref(r);
+	free(inst);
+	cr_assert(json_is_array(res));
+	return res;
+}
+
+/* Runs stored for ref's row at commit in `sweep s`. */
+static int64_t
+lava_sweep_runs(const char *ref, const char *commit, int64_t *row)
+{
+	json_t *r = sweepsvc_show("s"), *v = sweepsvc_row(r, ref, commit);
+	int64_t n;
+
+	cr_assert_not_null(v, "no row %s", ref);
+	n = json_integer_value(json_object_get(v, "runs"));
+	*row = json_integer_value(json_object_get(v, "id"));
+	json_decref(r);
+	return n;
+}
+
+/*
+ * kill -9 while a sweep's run is a job in the lab: the restarted daemon
+ * follows that job (recorded, or found by its run's description) instead
+ * of submitting another, so the lab holds one job per stored run, each
+ * description once, and nothing is left in flight once the tag is
+ * compared.
+ */
+Test(lava, kill9_sweep_job_followed_not_resubmitted)
+{
+	char *t1, *t2, *lab;
+	json_t *jobs, *j, *seen = json_object();
+	int64_t runs1, runs2, row1, row2;
+	size_t i;
+	int n;
+
+	lava_setup("lava-sweep");
+	json_decref(lava_wait_health("ok"));
+	t1 = sweepsvc_tag("tag", "next-1", NULL);
+	lab = lava_sections();
+	/* New commits with the same bench.c: a 15% floor keeps them equal. */
+	sweepsvc_restart_mirrored("[sweep s]\nbenchmark = spin\ngroup = lava\n"
+	    "tag_pattern = next-*\nsamples = 3\nbaseline = 3\n", "15%", lab);
+	free(lab);
+	for (n = 0; n < LAVA_WAIT_S * 10; n++) {
+		json_t *l = lava_lab_row();
+		json_int_t q = json_integer_value(json_object_get(l,
+		    "running"));
+
+		json_decref(l);
+		if (q > 0)
+			break;
+		usleep(100 * 1000);
+	}
+	cr_assert_lt(n, LAVA_WAIT_S * 10, "no sweep run reached the lab");
+	cr_assert_neq(tst_daemon_stop(&svc.td, SIGKILL), -1);
+	cr_assert_eq(tst_daemon_start(&svc.td), 0, "bisectd did not restart");
+	for (n = 0; n < LAVA_WAIT_S * 5 && lava_sweep_runs("next-1", t1,
+	    &row1) < 3; n++)
+		usleep(200 * 1000);
+	t2 = sweepsvc_tag("tag", "next-2", NULL);
+	json_decref(sweepsvc_wait("s", "next-2", t2, "compared"));
+	runs1 = lava_sweep_runs("next-1", t1, &row1);
+	runs2 = lava_sweep_runs("next-2", t2, &row2);
+	cr_expect_eq(runs1, 3);
+	cr_expect_eq(runs2, 3);
+	jobs = lava_sweep_jobs();
+	json_array_foreach(jobs, i, j) {
+		const char *d = json_string_value(json_object_get(j,
+		    "description"));
+
+		cr_expect_null(json_object_get(seen, d), "%s submitted twice",
+		    d);
+		json_object_set_new(seen, d, json_true());
+	}
+	cr_expect_eq((int64_t)json_array_size(jobs), runs1 + runs2,
+	    "%zu lab jobs for %lld stored runs", json_array_size(jobs),
+	    (long long)(runs1 + runs2));
+	cr_expect_eq(sweepsvc_jobs_left(row1), 0);
+	cr_expect_eq(sweepsvc_jobs_left(row2), 0);
+	json_decref(jobs);
+	json_decref(seen);
+	free(t1);
+	free(t2);
 }

@@ -20,6 +20,7 @@
 #include "common/xmalloc.h"
 #include "store/store.h"
 #include "tests/support/svc.h"
+#include "tests/support/sweepsvc.h"
 #include "tests/support/tst.h"
 
 TestSuite(sweep_run, .fini = svc_fini, .timeout = 600);
@@ -32,113 +33,6 @@ TestSuite(sweep_run, .fini = svc_fini, .timeout = 600);
 #define SWEEP_S5 \
 	"[sweep s]\nbenchmark = spin\ngroup = lab\ntag_pattern = next-*\n" \
 	"samples = 5\nbaseline = 3\n"
-
-/* Runs sweep-tag.sh on the fixture repository; the sha it printed. */
-static char *
-sweep_tag(const char *op, const char *name, const char *rev)
-{
-	char *mk, *out, *nl;
-	int status;
-
-	xasprintf(&mk, "%s/tests/fixtures/e2e/sweep-tag.sh",
-	    tst_env_path("BISECTD_SRCDIR"));
-	{
-		char *argv[] = { "sh", mk, svc.repo, (char *)op, (char *)name,
-		    (char *)rev, NULL };
-
-		out = tst_run_capture(argv, &status);
-	}
-	free(mk);
-	cr_assert_not_null(out);
-	cr_assert_eq(status, 0, "sweep-tag.sh %s %s: %s", op, name, out);
-	if ((nl = strchr(out, '\n')) != NULL)
-		*nl = '\0';
-	cr_assert_eq(strlen(out), 40, "%s", out);
-	return out;
-}
-
-/*
- * The daemon again, now mirroring the fixture repository (its tags
- * next-*) with the sweep sections added; min_change (NULL: the fixture's
- * 5%) replaces the benchmark's floor.
- */
-static void
-sweep_restart_mirrored(const char *sweeps, const char *min_change)
-{
-	char *sections, *old, *repo, *p, *t, host[16];
-	int i, waited, rc;
-
-	/* Not in the middle of its first probes of the hosts. */
-	for (i = 0; i < svc.nhosts; i++) {
-		snprintf(host, sizeof(host), "h%d", i);
-		for (waited = 0; waited < SVC_WAIT_MS && strcmp(
-		    svc_host_state(host), "up") != 0; waited += 100)
-			usleep(100 * 1000);
-	}
-	if ((rc = tst_daemon_stop(&svc.td, SIGTERM)) != 0) {
-		char *log = tst_read_file(svc.td.log);
-
-		cr_log_error("bisectd.log:\n%s", log ? log : "(none)");
-		free(log);
-	}
-	cr_assert_eq(rc, 0, "bisectd exited with %d", rc);
-	sections = svc_sections(NULL);
-	if (min_change != NULL) {
-		cr_assert_not_null(p = strstr(sections, "min_change = 5%\n"));
-		*p = '\0';
-		xasprintf(&t, "%smin_change = %s\n%s", sections, min_change,
-		    p + strlen("min_change = 5%\n"));
-		free(sections);
-		sections = t;
-	}
-	xasprintf(&old, "[repo]\npath = %s\n", svc.repo);
-	xasprintf(&repo, "[repo]\npath = %s/mirror.git\nurl = file://%s\n"
-	    "fetch_interval = 1s\nwatch_refs = refs/tags/next-*\n", svc.dir,
-	    svc.repo);
-	cr_assert_not_null(p = strstr(sections, old));
-	*p = '\0';
-	xasprintf(&t, "%s%s%s%s", sections, repo, p + strlen(old), sweeps);
-	cr_assert_eq(tst_daemon_write_config(&svc.td, NULL, t), 0);
-	cr_assert_eq(tst_daemon_start(&svc.td), 0);
-	free(t);
-	free(sections);
-	free(old);
-	free(repo);
-}
-
-/* `sweep NAME` (caller decrefs). */
-static json_t *
-sweep_show(const char *name)
-{
-	json_t *r = svc_req("{\"cmd\":\"sweep\",\"name\":\"%s\"}", name);
-
-	cr_assert(json_is_true(json_object_get(r, "ok")), "%s",
-	    json_dumps(r, 0));
-	return r;
-}
-
-/* The row of ref at commit in a `sweep` reply (borrowed), or NULL. */
-static json_t *
-sweep_row(const json_t *r, const char *ref, const char *commit)
-{
-	json_t *v;
-	char full[128];
-	size_t i;
-
-	snprintf(full, sizeof(full), "refs/tags/%s", ref);
-	json_array_foreach(json_object_get(r, "refs"), i, v)
-		if (strcmp(json_string_value(json_object_get(v, "ref")),
-		    full) == 0 && strcmp(json_string_value(json_object_get(v,
-		    "commit")), commit) == 0)
-			return v;
-	return NULL;
-}
-
-static const char *
-sweep_row_state(const json_t *row)
-{
-	return row ? json_string_value(json_object_get(row, "state")) : "";
-}
 
 /* How many rows of the reply have ref (any commit). */
 static int
@@ -154,28 +48,6 @@ sweep_count(const json_t *r, const char *ref)
 		n += strcmp(json_string_value(json_object_get(v, "ref")),
 		    full) == 0;
 	return n;
-}
-
-/* Polls `sweep NAME` until ref at commit is in state; the reply. */
-static json_t *
-sweep_wait(const char *name, const char *ref, const char *commit,
-    const char *state)
-{
-	json_t *r;
-	int waited;
-
-	for (waited = 0; waited < SVC_WAIT_MS; waited += 100) {
-		r = sweep_show(name);
-		if (strcmp(sweep_row_state(sweep_row(r, ref, commit)),
-		    state) == 0)
-			return r;
-		json_decref(r);
-		usleep(100 * 1000);
-	}
-	r = sweep_show(name);
-	cr_assert_fail("%s at %.12s never became %s: %s", ref, commit, state,
-	    json_dumps(r, JSON_INDENT(1)));
-	return NULL;
 }
 
 /* The bisections the daemon has (`list`). */
@@ -261,61 +133,6 @@ sweep_unlink(int64_t id)
 	free(sr.result);
 }
 
-/*
- * The run ids that logged steps for row id ("sweep-ROW-JOB", the sweep job
- * stored before the run): a run that a restart follows again keeps its id.
- */
-static size_t
-sweep_log_runs(int64_t id)
-{
-	char *dir, prefix[64], seen[64][64];
-	struct dirent *de;
-	size_t n = 0, i, len;
-	DIR *d;
-
-	xasprintf(&dir, "%s/work/logs/sweep-%lld", svc.td.dir, (long long)id);
-	cr_assert_not_null(d = opendir(dir), "no %s", dir);
-	snprintf(prefix, sizeof(prefix), "sweep-%lld-", (long long)id);
-	while ((de = readdir(d)) != NULL) {
-		if (strncmp(de->d_name, prefix, strlen(prefix)) != 0)
-			continue;
-		len = strlen(prefix) + strspn(de->d_name + strlen(prefix),
-		    "0123456789");
-		for (i = 0; i < n; i++)
-			if (strlen(seen[i]) == len &&
-			    strncmp(seen[i], de->d_name, len) == 0)
-				break;
-		if (i == n && n < 64)
-			snprintf(seen[n++], sizeof(seen[0]), "%.*s", (int)len,
-			    de->d_name);
-	}
-	closedir(d);
-	free(dir);
-	return n;
-}
-
-/* Sweep runs of row id still stored as in flight, read beside the daemon. */
-static int64_t
-sweep_jobs_left(int64_t id)
-{
-	sqlite3 *db;
-	sqlite3_stmt *st;
-	int64_t n;
-
-	cr_assert_eq(sqlite3_open_v2(svc.td.db, &db, SQLITE_OPEN_READONLY,
-	    NULL), SQLITE_OK);
-	sqlite3_busy_timeout(db, 5000);
-	cr_assert_eq(sqlite3_prepare_v2(db, "SELECT count(*) FROM sweep_jobs"
-	    " WHERE sweep_ref = ?1", -1, &st, NULL), SQLITE_OK,
-	    "%s", sqlite3_errmsg(db));
-	sqlite3_bind_int64(st, 1, id);
-	cr_assert_eq(sqlite3_step(st), SQLITE_ROW);
-	n = sqlite3_column_int64(st, 0);
-	sqlite3_finalize(st);
-	sqlite3_close(db);
-	return n;
-}
-
 Test(sweep_run, a_change_between_two_tags_is_found_and_bisected_alone)
 {
 	char **ml, *t1, *t2, *t3, *t4;
@@ -328,42 +145,42 @@ Test(sweep_run, a_change_between_two_tags_is_found_and_bisected_alone)
 	svc_setup("sweep-change", 1, "2:3", 0);
 	ml = sweep_mainline(&nml);
 	cr_assert_geq(nml, 7);
-	t1 = sweep_tag("at", "next-1", ml[2]);
+	t1 = sweepsvc_tag("at", "next-1", ml[2]);
 	/*
 	 * The planted change is +50% runtime; a loaded machine shifted a
 	 * quiet tag's runs by 5-8% at the fixture's 5% floor (two of three
 	 * full runs beside a fuzzer).  Found or not, no load reaches 15%.
 	 */
-	sweep_restart_mirrored(SWEEP_S5, "15%");
-	json_decref(sweep_wait("s", "next-1", t1, "baseline"));
+	sweepsvc_restart_mirrored(SWEEP_S5, "15%", NULL);
+	json_decref(sweepsvc_wait("s", "next-1", t1, "baseline"));
 
-	t2 = sweep_tag("at", "next-2", ml[3]);
-	r = sweep_wait("s", "next-2", t2, "compared");
-	cr_expect_eq(sweep_changed(sweep_row(r, "next-2", t2)), 0, "%s",
+	t2 = sweepsvc_tag("at", "next-2", ml[3]);
+	r = sweepsvc_wait("s", "next-2", t2, "compared");
+	cr_expect_eq(sweep_changed(sweepsvc_row(r, "next-2", t2)), 0, "%s",
 	    json_dumps(r, 0));
-	cr_expect_eq(json_integer_value(json_object_get(sweep_row(r, "next-1",
+	cr_expect_eq(json_integer_value(json_object_get(sweepsvc_row(r, "next-1",
 	    t1), "runs")), 5);
 	json_decref(r);
 
 	/* The change appears in next-3; a kill -9 while it is sampled. */
-	t3 = sweep_tag("at", "next-3", ml[4]);
+	t3 = sweepsvc_tag("at", "next-3", ml[4]);
 	for (waited = 0; waited < SVC_WAIT_MS && !killed; waited += 20) {
-		r = sweep_show("s");
-		row = sweep_row(r, "next-3", t3);
-		if (strcmp(sweep_row_state(row), "sampling") == 0) {
+		r = sweepsvc_show("s");
+		row = sweepsvc_row(r, "next-3", t3);
+		if (strcmp(sweepsvc_row_state(row), "sampling") == 0) {
 			cr_assert_eq(tst_daemon_stop(&svc.td, SIGKILL),
 			    128 + SIGKILL);
 			killed = 1;
 		}
-		cr_assert(strcmp(sweep_row_state(row), "compared") != 0,
+		cr_assert(strcmp(sweepsvc_row_state(row), "compared") != 0,
 		    "next-3 was compared before it was seen sampling");
 		json_decref(r);
 		usleep(20 * 1000);
 	}
 	cr_assert(killed);
 	cr_assert_eq(tst_daemon_start(&svc.td), 0);
-	r = sweep_wait("s", "next-3", t3, "compared");
-	row = sweep_row(r, "next-3", t3);
+	r = sweepsvc_wait("s", "next-3", t3, "compared");
+	row = sweepsvc_row(r, "next-3", t3);
 	cr_expect_eq(json_integer_value(json_object_get(row, "runs")), 5,
 	    "%s", json_dumps(row, 0));
 	cr_assert_gt(sweep_changed(row), 0, "%s", json_dumps(r, 0));
@@ -374,15 +191,15 @@ Test(sweep_run, a_change_between_two_tags_is_found_and_bisected_alone)
 	 * was (a lab finds its job by that id): one run id per stored run,
 	 * and none left in flight once the row is compared.
 	 */
-	cr_expect_eq(sweep_log_runs(rowid), 5);
-	cr_expect_eq(sweep_jobs_left(rowid), 0);
+	cr_expect_eq(sweepsvc_log_runs(rowid), 5);
+	cr_expect_eq(sweepsvc_jobs_left(rowid), 0);
 
 	/* The bisection is linked; lose the link to a kill -9: linked again,
 	 * to the same bisection. */
 	for (waited = 0, bis = 0; waited < SVC_WAIT_MS && bis == 0;
 	    waited += 100) {
-		r = sweep_show("s");
-		bis = json_integer_value(json_object_get(sweep_row(r, "next-3",
+		r = sweepsvc_show("s");
+		bis = json_integer_value(json_object_get(sweepsvc_row(r, "next-3",
 		    t3), "bisection"));
 		json_decref(r);
 		if (bis == 0)
@@ -394,8 +211,8 @@ Test(sweep_run, a_change_between_two_tags_is_found_and_bisected_alone)
 	cr_assert_eq(tst_daemon_start(&svc.td), 0);
 	for (waited = 0, i = 0; waited < SVC_WAIT_MS && i == 0;
 	    waited += 100) {
-		r = sweep_show("s");
-		i = (size_t)json_integer_value(json_object_get(sweep_row(r,
+		r = sweepsvc_show("s");
+		i = (size_t)json_integer_value(json_object_get(sweepsvc_row(r,
 		    "next-3", t3), "bisection"));
 		json_decref(r);
 		if (i == 0)
@@ -414,9 +231,9 @@ Test(sweep_run, a_change_between_two_tags_is_found_and_bisected_alone)
 		cr_expect_str_eq(json_string_value(g), t2);
 	}
 	json_decref(b);
-	t4 = sweep_tag("at", "next-4", ml[6]);
-	r = sweep_wait("s", "next-4", t4, "compared");
-	cr_expect_eq(sweep_changed(sweep_row(r, "next-4", t4)), 0, "%s",
+	t4 = sweepsvc_tag("at", "next-4", ml[6]);
+	r = sweepsvc_wait("s", "next-4", t4, "compared");
+	cr_expect_eq(sweep_changed(sweepsvc_row(r, "next-4", t4)), 0, "%s",
 	    json_dumps(r, 0));
 	/* Every tag once, one bisection, one change. */
 	cr_expect_eq(json_array_size(json_object_get(r, "refs")), 4);
@@ -457,25 +274,25 @@ Test(sweep_run, quiet_tags_start_nothing_broken_and_rewritten_tags_shown)
 	int i, status, skipped = 0;
 
 	svc_setup("sweep-quiet", 2, "4:6", 0);
-	t[0] = sweep_tag("tag", "next-00", NULL);
+	t[0] = sweepsvc_tag("tag", "next-00", NULL);
 	daily = sweep_daily_far();
 	/* A floor the planted-free tags cannot reach when the machine's load
 	 * shifts a whole tag's runs: what is tested here is that nothing is
 	 * started, the false-alarm rate is make bench-sweep's. */
-	sweep_restart_mirrored(daily, "15%");
+	sweepsvc_restart_mirrored(daily, "15%", NULL);
 	free(daily);
-	json_decref(sweep_wait("s", "next-00", t[0], "baseline"));
+	json_decref(sweepsvc_wait("s", "next-00", t[0], "baseline"));
 
 	/* Ten tags with no change: compared, nothing changed, no bisection. */
 	for (i = 1; i <= 10; i++) {
 		snprintf(name, sizeof(name), "next-%02d", i);
-		t[i] = sweep_tag("tag", name, NULL);
+		t[i] = sweepsvc_tag("tag", name, NULL);
 	}
-	r = sweep_wait("s", "next-10", t[10], "compared");
+	r = sweepsvc_wait("s", "next-10", t[10], "compared");
 	for (i = 1; i <= 10; i++) {
 		snprintf(name, sizeof(name), "next-%02d", i);
-		row = sweep_row(r, name, t[i]);
-		cr_expect_str_eq(sweep_row_state(row), "compared");
+		row = sweepsvc_row(r, name, t[i]);
+		cr_expect_str_eq(sweepsvc_row_state(row), "compared");
 		cr_expect_eq(sweep_changed(row), 0, "%s: %s", name,
 		    json_dumps(row, 0));
 		cr_expect_eq(json_integer_value(json_object_get(row, "runs")),
@@ -497,10 +314,10 @@ Test(sweep_run, quiet_tags_start_nothing_broken_and_rewritten_tags_shown)
 	    NULL, "%s", json_dumps(d, 0));
 	json_decref(r);
 	json_decref(svc_req("{\"cmd\":\"sweep\",\"name\":\"d\",\"now\":true}"));
-	r = sweep_wait("d", "next-10", t[10], "compared");
+	r = sweepsvc_wait("d", "next-10", t[10], "compared");
 	for (i = 1; i < 10; i++) {
 		snprintf(name, sizeof(name), "next-%02d", i);
-		skipped += strcmp(sweep_row_state(sweep_row(r, name, t[i])),
+		skipped += strcmp(sweepsvc_row_state(sweepsvc_row(r, name, t[i])),
 		    "skipped") == 0;
 	}
 	cr_expect_eq(skipped, 9, "%s", json_dumps(r, 0));
@@ -510,9 +327,9 @@ Test(sweep_run, quiet_tags_start_nothing_broken_and_rewritten_tags_shown)
 
 	/* A tag that does not build: failed, not compared; the next tag is
 	 * compared with the one before the failed one. */
-	t[11] = sweep_tag("broken", "next-11", NULL);
-	r = sweep_wait("s", "next-11", t[11], "failed");
-	row = sweep_row(r, "next-11", t[11]);
+	t[11] = sweepsvc_tag("broken", "next-11", NULL);
+	r = sweepsvc_wait("s", "next-11", t[11], "failed");
+	row = sweepsvc_row(r, "next-11", t[11]);
 	cr_expect_null(json_object_get(json_object_get(row, "result"),
 	    "metrics"));
 	cr_expect_str_eq(json_string_value(json_object_get(json_object_get(
@@ -520,20 +337,20 @@ Test(sweep_run, quiet_tags_start_nothing_broken_and_rewritten_tags_shown)
 	cr_expect_eq(json_integer_value(json_object_get(json_object_get(r,
 	    "sweep"), "failed")), 1);
 	json_decref(r);
-	t[12] = sweep_tag("tag", "next-12", NULL);
-	r = sweep_wait("s", "next-12", t[12], "compared");
+	t[12] = sweepsvc_tag("tag", "next-12", NULL);
+	r = sweepsvc_wait("s", "next-12", t[12], "compared");
 	cr_expect_str_eq(json_string_value(json_object_get(json_object_get(
-	    sweep_row(r, "next-12", t[12]), "result"), "prev")),
+	    sweepsvc_row(r, "next-12", t[12]), "result"), "prev")),
 	    "refs/tags/next-10");
 	json_decref(r);
 
 	/* A rewritten tag: swept again, the old commit shown rewritten. */
-	rw = sweep_tag("rewrite", "next-12", NULL);
-	r = sweep_wait("s", "next-12", rw, "compared");
-	cr_expect_str_eq(sweep_row_state(sweep_row(r, "next-12", t[12])),
+	rw = sweepsvc_tag("rewrite", "next-12", NULL);
+	r = sweepsvc_wait("s", "next-12", rw, "compared");
+	cr_expect_str_eq(sweepsvc_row_state(sweepsvc_row(r, "next-12", t[12])),
 	    "rewritten");
 	cr_expect_eq(sweep_count(r, "next-12"), 2);
-	cr_expect_eq(sweep_changed(sweep_row(r, "next-12", rw)), 0);
+	cr_expect_eq(sweep_changed(sweepsvc_row(r, "next-12", rw)), 0);
 	json_decref(r);
 	cr_expect_eq(sweep_bisections(), 0);
 

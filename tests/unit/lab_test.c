@@ -198,6 +198,8 @@ Test(lab, test_case_pages_fold_into_a_result)
 	cr_assert_eq(r.metrics.n, 1);
 	cr_expect_str_eq(r.metrics.v[0].name, "runtime_ms");
 	cr_expect_float_eq(r.metrics.v[0].value, 12.5, 1e-12);
+	/* One value per case: a sweep keeps only the first of each metric. */
+	cr_expect_eq(r.metrics.v[0].index, 0);
 	cr_expect(!r.build_failed);
 	cr_assert_eq(lava_result_page(&r, lab_page2, strlen(lab_page2),
 	    "build", &next, &err), 0, "%s", err.msg);
