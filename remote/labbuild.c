@@ -47,6 +47,8 @@ struct labbuild_run {
 	struct backend_spec spec;
 	char		*commit, *run_id, *group, *log_dir, *lab_job;
 	int		 stopped;		/* cancelled while its build stops */
+	int		 cached;		/* went to the lab on a cache hit */
+	struct cache_key key;			/* its commit is commit above */
 	backend_done_cb	*done;
 	void		*done_arg;
 	TAILQ_ENTRY(labbuild_run) entry;	/* in build->waiters */
@@ -96,11 +98,21 @@ labbuild_end_with(struct labbuild_run *r, enum step_outcome o,
 	labbuild_end(r, &last, attempts);
 }
 
+/*
+ * A lab that could not run a job on a cached artifact may have found it
+ * gone (a build host wiped, its file server moved): the cache forgets it,
+ * so the next attempt builds it again.  When the lab was at fault, that
+ * costs one build.
+ */
 static void
 labbuild_lab_done(void *arg, const struct step_result *last,
     unsigned attempts)
 {
-	labbuild_end(arg, last, attempts);
+	struct labbuild_run *r = arg;
+
+	if (r->cached && last->outcome == STEP_INFRA)
+		cache_forget(r->spec.cache, &r->key);
+	labbuild_end(r, last, attempts);
 }
 
 /* The run goes to the lab with where its artifact is (NULL: not built). */
@@ -245,6 +257,9 @@ labbuild_submit(struct backend *be, const struct backend_spec *spec,
 	}
 	cache_key_init(&k, lb->build_group, spec->bench, spec->commit);
 	if (cache_lookup(spec->cache, &k, &hit) == 0) {
+		r->cached = 1;
+		r->key = k;
+		r->key.commit = r->commit;
 		rc = labbuild_to_lab(r, hit.artifact, hit.host, err);
 		cache_hit_release(&hit);
 		goto out;

@@ -315,6 +315,39 @@ Test(labbuild, cached_commit_is_not_built_again)
 	world_down();
 }
 
+/*
+ * A lab job on a cached artifact that ends as an infrastructure failure
+ * (the artifact may be gone) makes the cache forget it: the next run
+ * builds the commit again.  A benchmark's own failure keeps the build.
+ */
+Test(labbuild, a_cached_artifact_the_lab_could_not_use_is_built_again)
+{
+	struct cache_key k;
+	struct cache_hit hit;
+	struct heard h;
+
+	world_up();
+	cache_key_init(&k, "builders", &w.bench, C1);
+	cr_assert_eq(cache_store(&w.cache, &k, "b2", "/w/out-c1"), 0);
+	submit(C1, "1", &h);
+	cr_assert_eq(w.lab.n, 1);
+	fake_end(&w.lab, 0, 0, STEP_FAILED, "lab1", NULL, "benchmark failed");
+	cr_expect_eq(cache_lookup(&w.cache, &k, &hit), 0, "a failed "
+	    "benchmark says nothing of the artifact");
+	cache_hit_release(&hit);
+	submit(C1, "2", &h);
+	cr_assert_eq(w.lab.n, 2);
+	cr_expect_eq(w.builder.n, 0);
+	fake_end(&w.lab, 1, 0, STEP_INFRA, "lab1", NULL, "download failed");
+	cr_expect_eq(h.dones, 1);
+	cr_expect_eq(h.ended, STEP_INFRA);
+	cr_expect_neq(cache_lookup(&w.cache, &k, &hit), 0, "still cached");
+	submit(C1, "3", &h);
+	cr_expect_eq(w.builder.n, 1, "the next run did not build again");
+	fake_end(&w.builder, 0, 0, STEP_CANCELLED, NULL, NULL, "stop");
+	world_down();
+}
+
 /* Runs of a commit being built wait for that build; others get theirs. */
 Test(labbuild, one_build_per_commit_in_flight)
 {
