@@ -141,6 +141,9 @@ status_one(FILE *out, const json_t *b)
 
 	field(out, "bisection", "#%lld %s, %s", num(b, "id"),
 	    str(b, "state"), str(b, "phase"));
+	if (json_is_integer(json_object_get(b, "parent")))
+		field(out, "parent", "#%lld, whose verification bisects this "
+		    "sub-range", num(b, "parent"));
 	field(out, "benchmark", "%s, metric %s, group %s", str(b, "benchmark"),
 	    str(b, "metric"), str(b, "group"));
 	field(out, "bad", "%s", str(b, "bad"));

@@ -253,6 +253,25 @@ vt_share(const char *text, const char *sha)
 	return -1;
 }
 
+/* bisectctl status of child names parent on its own line. */
+static void
+vt_assert_parent_shown(json_int_t child, int64_t parent)
+{
+	char *req, *line, *text, want[64];
+
+	xasprintf(&req, "{\"cmd\":\"status\",\"bisection\":%lld}",
+	    (long long)child);
+	line = tst_daemon_request(&svc.td, req);
+	cr_assert_not_null(line, "%s: no reply", req);
+	text = ctlprint(print_status, line);
+	snprintf(want, sizeof(want), "\nparent      #%lld,", (long long)parent);
+	cr_assert_not_null(strstr(text, want), "no \"%s\" in:\n%s", want + 1,
+	    text);
+	free(text);
+	free(line);
+	free(req);
+}
+
 /*
  * list names the parent of every sub-range bisection that verification
  * of id started, in its reply and in bisectctl's table ("5 of 4"), and
@@ -285,6 +304,7 @@ vt_assert_children_listed(int64_t id)
 		    (long long)id);
 		cr_assert_not_null(strstr(text, cell), "no \"%s\" in:\n%s",
 		    cell, text);
+		vt_assert_parent_shown(me, id);
 		children++;
 	}
 	cr_assert_gt(children, 0, "no sub-range bisection listed:\n%s", text);
