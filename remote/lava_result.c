@@ -93,12 +93,7 @@ lava_result_case(struct lava_result *r, json_t *c, const char *build_case,
 		if (strcmp(r->metrics.v[i].name, name) == 0)
 			return bd_error_set(err, -EINVAL, "test case %s "
 			    "reported twice", name);
-	r->metrics.v = xreallocarray(r->metrics.v, r->metrics.n + 1,
-	    sizeof(*r->metrics.v));
-	r->metrics.v[r->metrics.n].name = xstrdup(name);
-	r->metrics.v[r->metrics.n].value = v;
-	r->metrics.v[r->metrics.n].index = 0;	/* one value per case */
-	r->metrics.n++;
+	metrics_append(&r->metrics, name, v, 0);	/* one value per case */
 	return 0;
 }
 

@@ -84,10 +84,21 @@ metrics_json_kind(const json_t *val)
 	    "object" : json_is_array(val) ? "array" : "number";
 }
 
+void
+metrics_append(struct metrics *m, const char *name, double value,
+    unsigned index)
+{
+	m->v = xreallocarray(m->v, m->n + 1, sizeof(*m->v));
+	m->v[m->n].name = xstrdup(name);
+	m->v[m->n].value = value;
+	m->v[m->n].index = index;
+	m->n++;
+}
+
 /* Appends one sample of key, refusing anything but a finite number. */
 static int
 metrics_add(const char *key, const json_t *val, unsigned index,
-    struct metrics *out, size_t *cap, struct bd_error *err)
+    struct metrics *out, struct bd_error *err)
 {
 	double d;
 
@@ -99,14 +110,7 @@ metrics_add(const char *key, const json_t *val, unsigned index,
 	if (!isfinite(d))
 		return bd_error_set(err, -EINVAL,
 		    "result metric \"%s\" is not finite", key);
-	if (out->n == *cap) {
-		*cap = *cap ? 2 * *cap : 8;
-		out->v = xreallocarray(out->v, *cap, sizeof(*out->v));
-	}
-	out->v[out->n].name = xstrdup(key);
-	out->v[out->n].value = d;
-	out->v[out->n].index = index;
-	out->n++;
+	metrics_append(out, key, d, index);
 	return 0;
 }
 
@@ -116,7 +120,7 @@ metrics_add(const char *key, const json_t *val, unsigned index,
  */
 static int
 metrics_member(const char *key, json_t *val, struct metrics *out,
-    size_t *cap, struct bd_error *err)
+    struct bd_error *err)
 {
 	json_t *el;
 	size_t i;
@@ -128,7 +132,7 @@ metrics_member(const char *key, json_t *val, struct metrics *out,
 		    "to %d bytes, no comma)", key, strlen(key) > 64 ? "..." :
 		    "", BD_METRIC_NAME_MAX);
 	if (!json_is_array(val))
-		return metrics_add(key, val, 0, out, cap, err);
+		return metrics_add(key, val, 0, out, err);
 	if (json_array_size(val) == 0)
 		return bd_error_set(err, -EINVAL,
 		    "result metric \"%s\" is an empty array", key);
@@ -137,7 +141,7 @@ metrics_member(const char *key, json_t *val, struct metrics *out,
 			return bd_error_set(err, -EINVAL, "result metric "
 			    "\"%s\" element %zu is not a number (JSON array)",
 			    key, i);
-		if ((rc = metrics_add(key, el, (unsigned)i, out, cap, err)) != 0)
+		if ((rc = metrics_add(key, el, (unsigned)i, out, err)) != 0)
 			return rc;
 	}
 	return 0;
@@ -156,7 +160,7 @@ metrics_parse(const char *text, size_t len,
 	json_t *root, *val;
 	const char *key;
 	char ex[64];
-	size_t i, cap = 0;
+	size_t i;
 	int rc = 0;
 
 	metrics_init(out);
@@ -177,7 +181,7 @@ metrics_parse(const char *text, size_t len,
 		return bd_error_set(err, -EINVAL, "result object has no metrics");
 	}
 	json_object_foreach(root, key, val) {
-		if ((rc = metrics_member(key, val, out, &cap, err)) != 0)
+		if ((rc = metrics_member(key, val, out, err)) != 0)
 			goto out;
 	}
 	for (i = 0; bench != NULL && i < bench->nmetrics; i++) {

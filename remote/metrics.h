@@ -34,6 +34,12 @@ void	metrics_init(struct metrics *m);
 void	metrics_release(struct metrics *m);
 /* Deep copy of src into dst (dst is initialised by the call). */
 void	metrics_copy(struct metrics *dst, const struct metrics *src);
+/*
+ * Appends one sample (a copy of name), so every producer of metrics, a
+ * result file's parser or a lab's test cases, fills every field.
+ */
+void	metrics_append(struct metrics *m, const char *name, double value,
+	    unsigned index);
 /* The first sample of name (index 0), or NULL. */
 const struct metrics_value *metrics_find(const struct metrics *m,
 	    const char *name);
