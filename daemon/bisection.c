@@ -12,6 +12,15 @@
 #include "repo/graph.h"
 #include "repo/rev.h"
 
+/* The parent of stored params already parsed (0: none). */
+static int64_t
+bisection_parent_in(const json_t *p)
+{
+	const json_t *v = json_object_get(p, "parent");
+
+	return json_is_integer(v) ? json_integer_value(v) : 0;
+}
+
 /* Request options live in the stored params so a restart sees them. */
 static void
 bisection_read_params(struct bisection *b)
@@ -33,20 +42,19 @@ bisection_read_params(struct bisection *b)
 		b->max_samples = (unsigned)json_integer_value(v);
 	if ((v = json_object_get(p, "first_parent")) != NULL)
 		b->first_parent = json_is_true(v);
+	b->parent_id = bisection_parent_in(p);
 	json_decref(p);
-	b->parent_id = bisection_params_parent(b->rec.params);
 }
 
 int64_t
 bisection_params_parent(const char *params)
 {
-	json_t *p, *v;
-	int64_t parent = 0;
+	json_t *p;
+	int64_t parent;
 
 	if (params == NULL || (p = json_loads(params, 0, NULL)) == NULL)
 		return 0;
-	if ((v = json_object_get(p, "parent")) != NULL && json_is_integer(v))
-		parent = json_integer_value(v);
+	parent = bisection_parent_in(p);
 	json_decref(p);
 	return parent;
 }

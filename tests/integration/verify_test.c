@@ -4,6 +4,7 @@
  * each case ending in the report's Verification section.
  */
 #include <criterion/criterion.h>
+#include <signal.h>
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -341,5 +342,9 @@ Test(verify, two_culprits_with_half_the_change_each_are_both_found)
 	    "and %ld%%: %s", s1, s2, r.text);
 	json_decref(r.reply);
 	json_decref(b);
+	vt_assert_children_listed(id);
+	/* Ended bisections read back from the store after a restart too. */
+	cr_assert_eq(tst_daemon_stop(&svc.td, SIGTERM), 0);
+	cr_assert_eq(tst_daemon_start(&svc.td), 0);
 	vt_assert_children_listed(id);
 }
