@@ -199,9 +199,10 @@ sweep_submit(struct sweeper *sw, const struct config_sweep *w,
 		req.job = held.v[i].id;
 		req.lab_job = held.v[i].lab_job;
 		if (sched_run_sweep(sw->env.sched, &req, &err) < 0) {
+			/* The rest stay stored, for the next pass to follow. */
 			log_warnx("sweep %s: %s", w->name, err.msg);
 			n = 0;
-			continue;
+			break;
 		}
 		c->inflight++;
 		n--;
