@@ -554,12 +554,14 @@ static void
 posterior(struct engine *e)
 {
 	struct engine_priv *v = e->priv;
-	size_t c, k, w = v->words;
+	size_t c, k, w;
 	double max = -INFINITY, sum = 0, l;
 	uint64_t bits;
 
+	/* The stride is read after the rebuild: a new slot can widen it. */
 	if (v->desc_dirty)
 		build_desc(e);
+	w = v->words;
 	for (c = 0; c < v->n; c++) {
 		/* Before the first sample there are no slots and no desc array:
 		 * no pointer arithmetic on NULL (clang's pointer-overflow). */

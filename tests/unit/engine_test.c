@@ -469,6 +469,34 @@ Test(engine, an_outlier_cannot_flip_a_side)
 	finish(&g, &e);
 }
 
+/*
+ * A sample's evidence counts in the update it arrives in, also when its
+ * commit is the first sampled candidate or the one that widens the
+ * descendant sets to a second 64-bit word (the 65th): the posterior once
+ * read the set width from before the rebuild, and such a sample counted
+ * only from the next event on.
+ */
+Test(engine, a_sample_counts_at_once_when_it_adds_a_slot)
+{
+	struct engine_params p;
+	struct engine e;
+	struct graph g;
+	uint32_t x;
+
+	start(&g, &e, 400, &p);
+	cr_assert_lt(engine_prob_bad(&e)[199], 0.6);
+	engine_add_sample(&e, 199, 20, NULL);
+	cr_assert_gt(engine_prob_bad(&e)[199], 0.9, "P(bad) %g",
+	    engine_prob_bad(&e)[199]);
+	for (x = 0; x < 63; x++)
+		engine_add_sample(&e, x, 10, NULL);
+	cr_assert_lt(engine_prob_bad(&e)[120], 0.6);
+	engine_add_sample(&e, 120, 20, NULL);
+	cr_assert_gt(engine_prob_bad(&e)[120], 0.9, "P(bad) %g",
+	    engine_prob_bad(&e)[120]);
+	finish(&g, &e);
+}
+
 /* Feeds a recorded event log to a fresh engine. */
 struct event {
 	uint32_t	commit;
