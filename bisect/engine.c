@@ -22,6 +22,7 @@ engine_params_default(struct engine_params *p)
 	p->max_samples = 500;
 	p->repro_min = 2;
 	p->repro_max = 100;
+	p->repro_growth = 1.05;
 	p->repro_alpha = 0.0025;
 	p->repro_beta = 0.01;
 	p->repro_effect = 0.8;
@@ -57,6 +58,7 @@ engine_params_staged(struct engine_params *p)
 	engine_params_default(p);
 	p->mode = ENGINE_MODE_STAGED;
 	p->repro_min = 3;
+	p->repro_growth = REPRO_GROWTH;
 	p->repro_alpha = 0.01;
 	p->exist_alpha = 0;
 	p->null_min_change = 0;
@@ -84,6 +86,9 @@ check_params(const struct engine_params *p, size_t n, struct bd_error *err)
 	    !(p->repro_beta > 0 && p->repro_beta < 0.5))
 		return bd_error_set(err, -EINVAL,
 		    "repro_alpha and repro_beta must be in (0, 0.5)");
+	if (!(p->repro_growth > 1 && p->repro_growth <= 4))
+		return bd_error_set(err, -EINVAL,
+		    "repro_growth must be in (1, 4]");
 	if (!(p->repro_effect > 0) || !(p->repro_gap > 0 && p->repro_gap < 1))
 		return bd_error_set(err, -EINVAL,
 		    "repro_effect must be > 0 and repro_gap in (0, 1)");
@@ -162,6 +167,7 @@ engine_init(struct engine *e, const struct graph *g,
 		    p->prior[i] > 0 ? log(p->prior[i]) : -INFINITY;
 	v->rp.min_per_side = p->repro_min;
 	v->rp.max_per_side = p->repro_max;
+	v->rp.growth = p->repro_growth;
 	v->rp.alpha = p->repro_alpha;
 	v->rp.beta = p->repro_beta;
 	v->rp.effect = p->repro_effect;

@@ -85,6 +85,9 @@ struct engine_params {
 					   the fewest that give two levels and
 					   a scale; staged 3) */
 	unsigned	repro_max;	/* cap per side for the check (100) */
+	double		repro_growth;	/* each look of the check this many
+					   times the last, at least one sample
+					   more (1.05; staged 1.25) */
 	double		repro_alpha;	/* nominal false "reproduced" rate of
 					   the endpoint check (0.0025; staged
 					   0.01; measured rates in

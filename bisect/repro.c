@@ -4,21 +4,24 @@
 #include "bisect/stats.h"
 
 /*
- * Looks 25% apart: the sequential test is built for frequent looks, and
- * each look costs nothing but a comparison.
+ * Looks growth apart (25% by default), at least one sample a side more
+ * each: the sequential test is built for frequent looks, each costs
+ * nothing but a comparison, and a decision can come no earlier than the
+ * look after the boundary is crossed.
  */
 size_t
 repro_schedule(const struct repro_params *rp, unsigned *sizes, size_t max)
 {
 	unsigned n = rp->min_per_side < 2 ? 2 : rp->min_per_side, next;
 	unsigned cap = rp->max_per_side < n ? n : rp->max_per_side;
+	double growth = rp->growth > 1 ? rp->growth : REPRO_GROWTH;
 	size_t k = 0;
 
 	while (k < max) {
 		sizes[k++] = n;
 		if (n >= cap)
 			break;
-		next = (unsigned)ceil(n * 1.25);
+		next = (unsigned)ceil(n * growth);
 		if (next <= n)
 			next = n + 1;
 		n = next > cap ? cap : next;

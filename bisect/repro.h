@@ -3,8 +3,8 @@
  * good and the bad endpoint whether the change is real.
  *
  * A sequential probability ratio test on the endpoint comparison.  Samples
- * are added per side at looks of growing size (repro_min, then x1.25 each
- * time, up to repro_max).  At each look the comparison's two-sided p value
+ * are added per side at looks of growing size (repro_min, then x growth
+ * each time, at least one more sample a look, up to repro_max).  At each look the comparison's two-sided p value
  * is turned into a normal score z, and the log likelihood ratio of "the
  * sides differ by the effect of interest" (either sign) against "no
  * difference" is
@@ -32,7 +32,10 @@
 
 #include <stddef.h>
 
-#define REPRO_MAX_LOOKS 64
+#define REPRO_MAX_LOOKS 128
+
+/* Look growth when repro_params.growth is 0 (the staged engine's). */
+#define REPRO_GROWTH 1.25
 
 struct repro_params {
 	unsigned	min_per_side;	/* first look (default 3) */
@@ -48,6 +51,8 @@ struct repro_params {
 	int		price_min_change; /* numeric: the effect of interest is
 					   at least min_change, scored by the
 					   comparison's standard error */
+	double		growth;		/* each look this many times the last,
+					   at least one sample more (0: 1.25) */
 };
 
 enum repro_result {

@@ -255,13 +255,15 @@ print_case_header(const struct sim_case *cs, const struct opts *o)
 		printf(" --base %g", cs->base);
 	printf("\n");
 	printf("     --conf %g --max-samples %u --repro-min %u --repro-max %u"
+	    " --repro-growth %g"
 	    " --repro-alpha %g --repro-beta %g --repro-effect %g --repro-gap %g"
 	    " --exist-alpha %g --min-change %g --build-cost %g --run-cost %g --dof %g"
 	    " --contamination %g --level-p %g --level-samples %g"
 	    " --stop-margin %g --drift-z %g --drift-check %u"
 	    " --zeroday-runs %u --pinpoint-attempts %u --pinpoint-cap %u\n",
 	    o->ep.confidence, o->ep.max_samples, o->ep.repro_min,
-	    o->ep.repro_max, o->ep.repro_alpha, o->ep.repro_beta,
+	    o->ep.repro_max, o->ep.repro_growth, o->ep.repro_alpha,
+	    o->ep.repro_beta,
 	    o->ep.repro_effect, o->ep.repro_gap, o->ep.exist_alpha,
 	    o->ep.min_change,
 	    o->ep.build_cost, o->ep.run_cost, o->ep.t_dof, o->ep.contamination,
@@ -527,7 +529,7 @@ usage(void)
 	    " [--no-hosts]"
 	    " [--full]\n"
 	    "           [--conf C] [--max-samples N] [--repro-min N]"
-	    " [--repro-max N]\n"
+	    " [--repro-max N] [--repro-growth F]\n"
 	    "           [--repro-alpha A] [--repro-beta B] [--repro-effect D]"
 	    " [--repro-gap G] [--exist-alpha A]\n"
 	    "           [--null-min-change 0|1]\n"
@@ -545,8 +547,9 @@ usage(void)
 
 /*
  * The staged engine beside ep: its own defaults where they differ from the
- * shared mode's (first look, endpoint alpha) unless ep changed them, no
- * factor over all samples and no priced null; every other knob as in ep.
+ * shared mode's (first look, look growth, endpoint alpha) unless ep
+ * changed them, no factor over all samples and no priced null; every
+ * other knob as in ep.
  */
 static void
 staged_params(const struct engine_params *ep, struct engine_params *out)
@@ -563,6 +566,8 @@ staged_params(const struct engine_params *ep, struct engine_params *out)
 		out->repro_min = sd.repro_min;
 	if (ep->repro_alpha == dd.repro_alpha)
 		out->repro_alpha = sd.repro_alpha;
+	if (ep->repro_growth == dd.repro_growth)
+		out->repro_growth = sd.repro_growth;
 }
 
 /* Parses the options and runs one row, the table or the calibration. */
@@ -590,6 +595,7 @@ main(int argc, char **argv)
 		{ "drift-sd", 1, 0, 'A' }, { "drift-len", 1, 0, 'W' },
 		{ "drift-z", 1, 0, 'X' }, { "drift-check", 1, 0, 'Y' },
 		{ "base", 1, 0, 'G' }, { "mode", 1, 0, 'O' },
+		{ "repro-growth", 1, 0, 'j' },
 
 		{ 0, 0, 0, 0 },
 	};
@@ -637,6 +643,7 @@ main(int argc, char **argv)
 		case 'r': o.ep.repro_min = (unsigned)strtoul(optarg, NULL, 10); break;
 		case 'R': o.ep.repro_max = (unsigned)strtoul(optarg, NULL, 10); break;
 		case 'a': o.ep.repro_alpha = atof(optarg); break;
+		case 'j': o.ep.repro_growth = atof(optarg); break;
 		case 'M': o.ep.min_change = atof(optarg); break;
 		case 'B': o.ep.build_cost = atof(optarg); break;
 		case 'U': o.ep.run_cost = atof(optarg); break;

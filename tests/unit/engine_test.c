@@ -260,7 +260,7 @@ Test(engine, change_below_minimum_is_not_reproduced)
 
 Test(engine, repro_schedule_grows_to_the_cap)
 {
-	struct repro_params rp = { 3, 100, 0.005, 0.01, 1, 0.25, 0.01, 0, 0 };
+	struct repro_params rp = { 3, 100, 0.005, 0.01, 1, 0.25, 0.01, 0, 0, 0 };
 	unsigned s[REPRO_MAX_LOOKS];
 	size_t k = repro_schedule(&rp, s, REPRO_MAX_LOOKS), i;
 
@@ -269,6 +269,39 @@ Test(engine, repro_schedule_grows_to_the_cap)
 	cr_assert_eq(s[k - 1], 100);
 	for (i = 1; i < k; i++)
 		cr_assert_gt(s[i], s[i - 1]);
+}
+
+/*
+ * The shared mode looks at the endpoints every 5%: every sample up to 20
+ * a side, never more than 5% beyond the last look, and the cap is reached
+ * within the looks the engine keeps even when it is large.
+ */
+Test(engine, repro_schedule_follows_the_growth)
+{
+	struct repro_params rp = { 2, 100, 0.005, 0.01, 1, 0.25, 0.01, 0, 0,
+	    1.05 };
+	unsigned s[REPRO_MAX_LOOKS];
+	size_t k = repro_schedule(&rp, s, REPRO_MAX_LOOKS), i;
+	struct engine_params p;
+	struct engine e;
+	struct graph g;
+
+	cr_assert_eq(s[0], 2);
+	cr_assert_eq(s[k - 1], 100);
+	for (i = 1; i < k; i++) {
+		cr_assert_gt(s[i], s[i - 1]);
+		cr_assert_leq(s[i], s[i - 1] > 20 ? ceil(s[i - 1] * 1.05) :
+		    s[i - 1] + 1, "look %zu: %u after %u", i, s[i], s[i - 1]);
+	}
+	rp.max_per_side = 1000;
+	k = repro_schedule(&rp, s, REPRO_MAX_LOOKS);
+	cr_assert_eq(s[k - 1], 1000);
+	cr_assert_leq(s[k - 1] - s[k - 2], 60);
+	linear_graph(&g, 8);
+	engine_params_default(&p);
+	p.repro_growth = 1;
+	cr_assert_eq(engine_init(&e, &g, &p, NULL), -EINVAL);
+	graph_release(&g);
 }
 
 /* Git's rule: the probe's candidate-ancestor count w maximises min(w, N - w). */
