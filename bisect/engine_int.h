@@ -128,6 +128,9 @@ void	engine_repro_shared(struct engine *e);
 /* Shared mode: confirms the change on that Bayes factor. */
 void	engine_exist_step(struct engine *e);
 
+/* Endpoint probes for the check's current look and, with hosts to spare, the next ones. */
+void	engine_repro_fill(struct engine *e, unsigned nfree);
+
 /* Endpoint probes of the reproduction phase. */
 void	engine_repro_next(struct engine *e, unsigned nfree,
 	    struct engine_action *out);

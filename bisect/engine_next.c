@@ -457,12 +457,12 @@ static void
 shared_endpoints(struct engine *e, unsigned nfree, int ready)
 {
 	struct engine_priv *v = e->priv;
-	size_t need, look = v->look < v->nlooks ? v->look : v->nlooks - 1;
+	size_t need;
 	double lower;
 
 	need = engine_level_need(e, &lower);
 	if (!v->reproduced && (ready || !(lower >= SHARED_CLEAR_EFFECT)))
-		engine_endpoint_fill(e, nfree, v->looks[look], 0);
+		engine_repro_fill(e, nfree);
 	else if (ready)
 		engine_endpoint_fill(e, nfree, need,
 		    lower >= SHARED_SIDES_EFFECT);

@@ -119,11 +119,12 @@ engine_repro_shared(struct engine *e)
 
 /*
  * Fills the current look of the reproduction check, bad side first on a
- * tie; hosts left over go to the next look, whose samples will be needed
- * anyway unless the check ends early.
+ * tie; hosts left over go to the next looks, whose samples will be needed
+ * anyway unless the check ends early (with looks a sample apart, filling
+ * only the current one would leave most hosts idle).
  */
 void
-engine_repro_next(struct engine *e, unsigned nfree, struct engine_action *out)
+engine_repro_fill(struct engine *e, unsigned nfree)
 {
 	struct engine_priv *v = e->priv;
 	size_t look = v->look < v->nlooks ? v->look : v->nlooks - 1;
@@ -143,7 +144,14 @@ engine_repro_next(struct engine *e, unsigned nfree, struct engine_action *out)
 		else
 			break;
 	}
-	out->kind = v->nprobes > 0 ? ENGINE_SAMPLE : ENGINE_WAIT;
+}
+
+/* The reproduction phase: nothing but the check's looks. */
+void
+engine_repro_next(struct engine *e, unsigned nfree, struct engine_action *out)
+{
+	engine_repro_fill(e, nfree);
+	out->kind = e->priv->nprobes > 0 ? ENGINE_SAMPLE : ENGINE_WAIT;
 }
 
 /*
