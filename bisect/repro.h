@@ -4,8 +4,9 @@
  *
  * A sequential probability ratio test on the endpoint comparison.  Samples
  * are added per side at looks of growing size (repro_min, then x growth
- * each time, at least one more sample a look, up to repro_max).  At each look the comparison's two-sided p value
- * is turned into a normal score z, and the log likelihood ratio of "the
+ * each time, at least one more sample a look, up to repro_max).  At each
+ * look the comparison's two-sided p value is turned into a normal score
+ * z, and the log likelihood ratio of "the
  * sides differ by the effect of interest" (either sign) against "no
  * difference" is
  *
