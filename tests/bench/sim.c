@@ -371,8 +371,9 @@ run_case(const struct sim_case *cs, const struct opts *o)
 			}
 			if (o->verbose && st == ST_ENGINE)
 				fprintf(stderr, "trial %u culprit %u verdict %d"
-				    " got %u samples %u drift %d\n", t, w.culprit,
-				    r.verdict, r.culprit, r.samples, r.drift);
+				    " got %u samples %u drift %d conf %.5f\n", t,
+				    w.culprit, r.verdict, r.culprit, r.samples,
+				    r.drift, r.confidence);
 		}
 		sim_world_release(&w);
 	}
