@@ -90,10 +90,33 @@ split_lbf(const struct exist_group *a, const struct exist_group *b,
 	return stats_log_mean_exp(l, EXIST_NTAU);
 }
 
+/* log B(1 + f, 1 + n - f): a group's failures under a uniform rate prior. */
+static double
+lbeta_count(const struct exist_group *a)
+{
+	return lgamma(1 + a->s) + lgamma(1 + a->n - a->s) - lgamma(2 + a->n);
+}
+
+/*
+ * A pass/fail split's log Bayes factor: each side's failure rate
+ * integrated over a uniform prior, against one rate for all.  Plugged-in
+ * rates drawn from a few samples make a pass at a commit that fails 80%
+ * of the time look like proof that it is good; integrated, they cannot.
+ */
+static double
+split_lbf_passfail(const struct exist_group *a, const struct exist_group *b)
+{
+	struct exist_group all = *a;
+
+	group_add(&all, b);
+	return lbeta_count(a) + lbeta_count(b) - lbeta_count(&all);
+}
+
 /*
  * Fills lbf[c] with log BF_c, "the change is at c" against "no change",
  * over the values vals (one per sample): the split of the samples that
- * c makes, with levels and scale integrated out.  Culprits of zero prior
+ * c makes, with levels and scale (pass/fail: the two failure rates)
+ * integrated out.  Culprits of zero prior
  * get -INFINITY.  Returns 0, or -1 when there is nothing to split yet.
  */
 static int
@@ -106,25 +129,25 @@ exist_split_walk(const struct engine *e, const double *vals, double *lbf)
 	double ref, x, floor_s, l = 0, lo, hi;
 	const uint64_t *d;
 	const uint64_t *held = NULL;
-	int have = 0;
+	int have = 0, passfail = e->p.metric == ENGINE_PASSFAIL;
 	uint64_t bits;
 
-	if (e->p.metric != ENGINE_NUMERIC || v->ns < 3 || v->desc_dirty)
+	if (v->ns < 3 || v->desc_dirty)
 		return -1;
 	slot = xcalloc(v->nslots + 1, sizeof(*slot));
 	lo = -INFINITY;
 	hi = INFINITY;
-	if (v->levels_ok) {
+	if (v->levels_ok && !passfail) {
 		lo = fmin(v->mu_g, v->mu_b) - EXIST_CLIP * v->scale;
 		hi = fmax(v->mu_g, v->mu_b) + EXIST_CLIP * v->scale;
 	}
-	ref = v->levels_ok ? v->mu_g : vals[0];
+	ref = passfail ? 0 : v->levels_ok ? v->mu_g : vals[0];
 	for (i = 0; i < v->ns; i++) {
 		struct exist_group *gr;
 
 		if (vals[i] < lo || vals[i] > hi)
 			continue;
-		x = vals[i] - ref;
+		x = passfail ? vals[i] != 0 : vals[i] - ref;
 		if (v->sc[i] == ENGINE_GOOD)
 			gr = &good;
 		else if (v->sc[i] == e->bad)
@@ -139,7 +162,7 @@ exist_split_walk(const struct engine *e, const double *vals, double *lbf)
 	group_add(&all, &bad);
 	for (k = 0; k < v->nslots; k++)
 		group_add(&all, &slot[k]);
-	floor_s = engine_scale_floor(e);
+	floor_s = passfail ? 0 : engine_scale_floor(e);
 	for (c = 0; c < v->n; c++) {
 		if (v->logprior[c] == -INFINITY) {
 			lbf[c] = -INFINITY;
@@ -164,7 +187,8 @@ exist_split_walk(const struct engine *e, const double *vals, double *lbf)
 			gg.n = all.n - gb.n;
 			gg.s = all.s - gb.s;
 			gg.ss = all.ss - gb.ss;
-			l = split_lbf(&gg, &gb, floor_s * floor_s);
+			l = passfail ? split_lbf_passfail(&gg, &gb) :
+			    split_lbf(&gg, &gb, floor_s * floor_s);
 		}
 		lbf[c] = l;
 	}
@@ -211,12 +235,12 @@ exist_lbf(const struct engine *e)
 
 /*
  * The mass of set[0..ns) in the posterior over "no change" and the
- * culprits, with the levels and the scale integrated out: prior times
- * BF_c for a culprit, on the drift-adjusted values, and half the prior
- * for "no change" (factor 1).  The engine's own posterior plugs the levels
- * in, and when they are still rough (a scale drawn small from few
- * samples) it overstates itself; a verdict must hold here too.  1 where
- * the metric has no such form (pass/fail).
+ * culprits, with the levels and the scale (pass/fail: the failure rates)
+ * integrated out: prior times BF_c for a culprit, on the drift-adjusted
+ * values, and half the prior for "no change" (factor 1).  The engine's
+ * own posterior plugs the levels in, and when they are still rough (a
+ * scale drawn small, a failure rate drawn high from few samples) it
+ * overstates itself; a verdict must hold here too.
  */
 double
 engine_integrated_mass(const struct engine *e, const struct engine_cand *set,
@@ -226,10 +250,9 @@ engine_integrated_mass(const struct engine *e, const struct engine_cand *set,
 	double *lbf, max = -INFINITY, sum = 0, in = 0;
 	size_t c, k;
 
-	if (e->p.metric != ENGINE_NUMERIC)
-		return 1;
 	lbf = xcalloc(v->n, sizeof(double));
-	if (exist_split_walk(e, v->adj, lbf) != 0) {
+	if (exist_split_walk(e, e->p.metric == ENGINE_PASSFAIL ? v->sv :
+	    v->adj, lbf) != 0) {
 		free(lbf);
 		return 0;
 	}

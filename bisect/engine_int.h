@@ -104,8 +104,8 @@ int	engine_drift(struct engine *e);
 
 /*
  * The mass of set[0..ns) in the posterior over "no change" and the
- * culprits with the levels and the scale integrated out; 1 for pass/fail,
- * which has no such form.  Reads only.
+ * culprits with the levels and the scale (pass/fail: the failure rates)
+ * integrated out.  Reads only.
  */
 double	engine_integrated_mass(const struct engine *e,
 	    const struct engine_cand *set, size_t ns);

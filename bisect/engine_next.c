@@ -472,12 +472,13 @@ shared_endpoints(struct engine *e, unsigned nfree, int ready)
  * Whether the set, whose direct samples are all in, may be the verdict.
  * The staged mode has confirmed the change and topped the levels up
  * before it bisects.  The shared mode needs the change confirmed and the
- * levels settled: for a numeric metric, the posterior with the levels and
- * the scale integrated out must also give the set the stop mass (its
- * mass goes to *claim_cap); it replaces the level-precision rule, which
- * asked for about 64/d^2 samples a side whatever the samples showed and
- * still let a scale drawn small from few samples through.  Pass/fail
- * keeps the rule.
+ * levels settled: the posterior with the levels and the scale (pass/fail:
+ * the failure rates) integrated out must also give the set the stop mass
+ * (its mass goes to *claim_cap).  For a numeric metric it replaces the
+ * level-precision rule, which asked for about 64/d^2 samples a side
+ * whatever the samples showed and still let a scale drawn small from few
+ * samples through.  Pass/fail keeps the rule as well: its rates decide
+ * how much one pass or failure says.
  */
 static int
 verdict_holds(struct engine *e, size_t ns, double *claim_cap)
@@ -489,8 +490,8 @@ verdict_holds(struct engine *e, size_t ns, double *claim_cap)
 		return 1;
 	if (!v->reproduced)
 		return 0;
-	if (e->p.metric != ENGINE_NUMERIC)
-		return levels_known(e);
+	if (e->p.metric != ENGINE_NUMERIC && !levels_known(e))
+		return 0;
 	*claim_cap = engine_integrated_mass(e, v->order, ns);
 	return *claim_cap >= stop_mass(e);
 }

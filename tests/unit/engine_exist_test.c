@@ -2,7 +2,8 @@
  * "Is there a change", asked of every sample (bisect/engine_exist.c): the
  * Bayes factor matches its integral, candidates' samples confirm a change
  * the endpoints alone cannot yet, a steady range is not confirmed, and a
- * verdict waits while the levels and scale integrated out leave it open.
+ * verdict waits while the levels and scale (pass/fail: the failure rates)
+ * integrated out leave it open.
  */
 #include <criterion/criterion.h>
 #include <math.h>
@@ -241,6 +242,57 @@ quiet_ends(struct engine *e, const struct graph *g, double spread,
 	engine_next(e, 1, a);
 }
 
+/* A numeric commit's value: 10 before the change at 5, 11 from it, noisy. */
+static double
+spread_value(uint32_t x, struct rng *r)
+{
+	return (x == ENGINE_GOOD || x < 5 ? 10 : 11) + 0.3 * gauss(r);
+}
+
+/* A pass/fail commit's result: it fails from the change at 5 on, always. */
+static double
+passfail_value(uint32_t x, struct rng *r)
+{
+	(void)r;
+	return x != ENGINE_GOOD && x >= 5;
+}
+
+/*
+ * The engine, with the change confirmed and commit 5 at the stop mass in
+ * the plugged-in posterior, must not decide yet (action a).  Samples on
+ * with value() until it does, then checks the verdict: commit 5, at the
+ * stop mass, stated at no more than the plugged-in mass.
+ */
+static void
+waits_then_settles_at_5(struct engine *e, struct engine_action *a,
+    double (*value)(uint32_t, struct rng *), struct rng *r)
+{
+	struct engine_status st;
+	unsigned t;
+	uint32_t x;
+
+	engine_status(e, &st);
+	cr_assert(st.reproduced);
+	cr_assert_eq(st.top[0].commit, 5);
+	cr_assert_geq(st.top[0].mass, 0.995, "plugged-in mass %g",
+	    st.top[0].mass);
+	cr_assert_eq(a->kind, ENGINE_SAMPLE, "decided at once (kind %d, "
+	    "confidence %g)", a->kind, a->confidence);
+	for (t = 0; t < 300 && a->kind == ENGINE_SAMPLE; t++) {
+		x = a->probes[0];
+		cr_assert_eq(engine_add_sample(e, x, value(x, r), NULL), 0);
+		engine_next(e, 1, a);
+	}
+	engine_status(e, &st);
+	cr_log_info("verdict after %zu samples, confidence %.5f", st.samples,
+	    a->confidence);
+	cr_assert_eq(a->kind, ENGINE_DONE, "kind %d after %zu samples",
+	    a->kind, st.samples);
+	cr_assert_eq(a->culprit, 5);
+	cr_assert_geq(a->confidence, 0.995);
+	cr_assert_leq(a->confidence, st.top[0].mass);
+}
+
 /*
  * The endpoints make the scale look like 0.01 and every candidate sample
  * decisive, so the plugged-in posterior holds the stop mass at commit 5
@@ -257,8 +309,6 @@ Test(engine_exist, a_verdict_waits_for_the_integrated_posterior)
 	struct engine quiet, spread;
 	struct graph g;
 	struct rng r = { 77 };
-	unsigned t;
-	uint32_t x;
 
 	cr_assert_eq(trng_line(&g, 10), 0);
 	quiet_ends(&quiet, &g, 0, &a);
@@ -267,28 +317,57 @@ Test(engine_exist, a_verdict_waits_for_the_integrated_posterior)
 	cr_assert_eq(a.kind, ENGINE_DONE, "quiet candidates: kind %d", a.kind);
 	cr_assert_eq(a.culprit, 5);
 	quiet_ends(&spread, &g, 0.3, &a);
-	engine_status(&spread, &st);
-	cr_assert(st.reproduced);
-	cr_assert_eq(st.top[0].commit, 5);
-	cr_assert_geq(st.top[0].mass, 0.995, "plugged-in mass %g",
-	    st.top[0].mass);
-	cr_assert_eq(a.kind, ENGINE_SAMPLE, "spread candidates decided at once "
-	    "(kind %d)", a.kind);
-	for (t = 0; t < 300 && a.kind == ENGINE_SAMPLE; t++) {
-		x = a.probes[0];
-		cr_assert_eq(engine_add_sample(&spread, x, (x == ENGINE_GOOD ||
-		    x < 5 ? 10 : 11) + 0.3 * gauss(&r), NULL), 0);
-		engine_next(&spread, 1, &a);
-	}
-	engine_status(&spread, &st);
-	cr_log_info("verdict after %zu samples, confidence %.5f", st.samples,
-	    a.confidence);
-	cr_assert_eq(a.kind, ENGINE_DONE, "kind %d after %zu samples", a.kind,
-	    st.samples);
-	cr_assert_eq(a.culprit, 5);
-	cr_assert_geq(a.confidence, 0.995);
-	cr_assert_leq(a.confidence, st.top[0].mass);
+	waits_then_settles_at_5(&spread, &a, spread_value, &r);
 	engine_release(&quiet);
 	engine_release(&spread);
+	graph_release(&g);
+}
+
+/*
+ * Pass/fail on a line of 10 with the change at commit 5: ends samples a
+ * side, the good end passing and the bad end failing every time, then the
+ * samples of pat, each a commit digit and 'p' or 'f'.  Returns the
+ * engine's first action after them.
+ */
+static void
+passfail_case(struct engine *e, const struct graph *g, unsigned ends,
+    const char *pat, struct engine_action *a)
+{
+	struct engine_params p;
+	unsigned i;
+
+	engine_params_default(&p);
+	p.metric = ENGINE_PASSFAIL;
+	cr_assert_eq(engine_init(e, g, &p, NULL), 0);
+	for (i = 0; i < ends; i++) {
+		cr_assert_eq(engine_add_sample(e, ENGINE_GOOD, 0, NULL), 0);
+		cr_assert_eq(engine_add_sample(e, e->bad, 1, NULL), 0);
+	}
+	for (i = 0; pat[i] != '\0' && pat[i + 1] != '\0'; i += 2)
+		cr_assert_eq(engine_add_sample(e, (uint32_t)(pat[i] - '0'),
+		    pat[i + 1] == 'f', NULL), 0);
+	engine_next(e, 1, a);
+}
+
+/*
+ * Commit 4 passed three times and commit 5, the culprit, failed five
+ * times and passed once.  The plugged-in failure rates come from the
+ * clean ends (0 and 1, smoothed), so commit 4's passes look like proof
+ * that it is good and the plugged-in posterior gives 5 the stop mass.
+ * With the rates integrated out, "the change is at 4" is still open:
+ * three passes more on the bad side only lower its rate to what 5's own
+ * pass suggests.  The engine must sample on, and name 5 once further
+ * samples settle it, at no more than the plugged-in mass.
+ */
+Test(engine_exist, a_passfail_verdict_waits_for_the_rates_integrated)
+{
+	struct engine_action a;
+	struct engine e;
+	struct graph g;
+
+	cr_assert_eq(trng_line(&g, 10), 0);
+	passfail_case(&e, &g, 20, "4p5f4p5f4p5f5p5f5f", &a);
+	waits_then_settles_at_5(&e, &a, passfail_value, NULL);
+	engine_release(&e);
 	graph_release(&g);
 }
