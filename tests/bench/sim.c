@@ -170,12 +170,14 @@ calib_print(void)
 	size_t i;
 
 	printf("\n== calibration over all rows (engine, 1 host, DONE verdicts)\n");
-	printf("   %-12s %8s %10s %9s\n", "claimed", "verdicts", "mean claim",
-	    "exact%");
+	printf("   %-12s %8s %10s %9s %5s\n", "claimed", "verdicts",
+	    "mean claim", "exact%", "met");
 	for (i = 0; i < NCALIB; i++)
-		printf("   %-12s %8u %10.4f %9.2f\n", calib[i].name, calib[i].n,
-		    calib[i].n ? calib[i].claimed / calib[i].n : NAN,
-		    calib[i].n ? 100.0 * calib[i].exact / calib[i].n : NAN);
+		printf("   %-12s %8u %10.4f %9.2f %5s\n", calib[i].name,
+		    calib[i].n, calib[i].n ? calib[i].claimed / calib[i].n : NAN,
+		    calib[i].n ? 100.0 * calib[i].exact / calib[i].n : NAN,
+		    calib[i].n == 0 ? "-" : calib[i].exact >= calib[i].claimed ?
+		    "yes" : "no");
 }
 
 /* Adds one trial's outcome to the row. */
@@ -309,12 +311,19 @@ print_agg(const struct sim_case *cs, int st, struct agg *g, int have_k)
 static void
 target_add(const struct sim_case *cs, const struct agg *g)
 {
-	const struct agg *n = &g[ST_ENGINE], *o = &g[ST_STAGED];
+	struct sim_goal_stat st[2];
+	const struct agg *a;
+	int i;
 
-	if (n->trials == 0 || o->trials == 0)
-		return;
-	sim_goals_add(cs, 100.0 * n->exact / n->trials, n->samples / n->trials,
-	    100.0 * o->exact / o->trials, o->samples / o->trials);
+	for (i = 0; i < 2; i++) {
+		a = &g[i == 0 ? ST_ENGINE : ST_STAGED];
+		if (a->trials == 0)
+			return;
+		st[i].exact = 100.0 * a->exact / a->trials;
+		st[i].wrong = 100.0 * (a->named - a->set) / a->trials;
+		st[i].samples = a->samples / a->trials;
+	}
+	sim_goals_add(cs, &st[0], &st[1]);
 }
 
 /* Every strategy on the same worlds, trial by trial. */
