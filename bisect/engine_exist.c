@@ -147,7 +147,7 @@ exist_split_walk(const struct engine *e, const double *vals, double *lbf)
 
 		if (vals[i] < lo || vals[i] > hi)
 			continue;
-		x = passfail ? vals[i] != 0 : vals[i] - ref;
+		x = vals[i] - ref;	/* pass/fail: the failure, 0 or 1 */
 		if (v->sc[i] == ENGINE_GOOD)
 			gr = &good;
 		else if (v->sc[i] == e->bad)
@@ -237,7 +237,8 @@ exist_lbf(const struct engine *e)
  * The mass of set[0..ns) in the posterior over "no change" and the
  * culprits, with the levels and the scale (pass/fail: the failure rates)
  * integrated out: prior times BF_c for a culprit, on the drift-adjusted
- * values, and half the prior for "no change" (factor 1).  The engine's
+ * values (pass/fail values are never adjusted), and half the prior for
+ * "no change" (factor 1).  The engine's
  * own posterior plugs the levels in, and when they are still rough (a
  * scale drawn small, a failure rate drawn high from few samples) it
  * overstates itself; a verdict must hold here too.
@@ -251,8 +252,7 @@ engine_integrated_mass(const struct engine *e, const struct engine_cand *set,
 	size_t c, k;
 
 	lbf = xcalloc(v->n, sizeof(double));
-	if (exist_split_walk(e, e->p.metric == ENGINE_PASSFAIL ? v->sv :
-	    v->adj, lbf) != 0) {
+	if (exist_split_walk(e, v->adj, lbf) != 0) {
 		free(lbf);
 		return 0;
 	}
