@@ -7,7 +7,6 @@
  */
 #include <criterion/criterion.h>
 #include <jansson.h>
-#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -52,29 +51,14 @@ lkp_bench(void)
 Test(lkp_metrics, a_bisection_on_kernel_names_and_per_iteration_arrays)
 {
 	json_t *r, *b, *s;
-	char *bench, *sections;
 	const char *text;
 	int64_t id;
 	size_t i, n0 = 0, n1 = 0, nother = 0;
 
-	/* The benchmark's build names the repository svc_setup makes. */
-	svc_setup("svc-lkp", 2, "2:3", 0);
-	cr_assert_eq(tst_daemon_stop(&svc.td, SIGTERM), 0);
-	bench = lkp_bench();
-	sections = svc_sections(bench);
-	cr_assert_eq(tst_daemon_write_config(&svc.td, NULL, sections), 0);
-	free(sections);
-	free(bench);
-	cr_assert_eq(tst_daemon_start(&svc.td), 0, "bisectd did not start");
+	/* The benchmark's build names the repository svc_setup_with makes. */
+	svc_setup_with("svc-lkp", 2, "2:3", 0, lkp_bench);
 
-	r = svc_req("{\"cmd\":\"bisect\",\"good\":[\"%s\"],\"bad\":\"%s\","
-	    "\"benchmark\":\"lkp\",\"metric\":\"%s\",\"group\":\"lab\"}",
-	    svc.good, svc.bad, IDLE);
-	cr_assert(json_is_true(json_object_get(r, "ok")), "bisect failed: %s",
-	    json_string_value(json_object_get(json_object_get(r, "error"),
-	    "message")));
-	id = json_integer_value(json_object_get(r, "bisection"));
-	json_decref(r);
+	id = svc_bisect_on("lkp", svc.good, svc.bad, IDLE, NULL);
 	b = svc_wait(id);
 	svc_assert_culprit(b);
 	cr_assert_str_eq(json_string_value(json_object_get(b, "metric")),

@@ -248,12 +248,12 @@ svc_host_state(const char *name)
 }
 
 int64_t
-svc_bisect_range(const char *good, const char *bad, const char *metric,
-    int *existing)
+svc_bisect_on(const char *bench, const char *good, const char *bad,
+    const char *metric, int *existing)
 {
 	json_t *r = svc_req("{\"cmd\":\"bisect\",\"good\":[\"%s\"],"
-	    "\"bad\":\"%s\",\"benchmark\":\"spin\",\"metric\":\"%s\","
-	    "\"group\":\"lab\"}", good, bad, metric);
+	    "\"bad\":\"%s\",\"benchmark\":\"%s\",\"metric\":\"%s\","
+	    "\"group\":\"lab\"}", good, bad, bench, metric);
 	int64_t id;
 
 	cr_assert(json_is_true(json_object_get(r, "ok")), "bisect failed: %s",
@@ -264,6 +264,14 @@ svc_bisect_range(const char *good, const char *bad, const char *metric,
 		*existing = json_is_true(json_object_get(r, "existing"));
 	json_decref(r);
 	return id;
+}
+
+/* good..bad on the fixture's spin benchmark. */
+int64_t
+svc_bisect_range(const char *good, const char *bad, const char *metric,
+    int *existing)
+{
+	return svc_bisect_on("spin", good, bad, metric, existing);
 }
 
 /* The fixture's own range: good to bad with the planted culprit. */

@@ -71,6 +71,13 @@ char	*svc_sections_for(const char *repo, const char *extra_bench,
 json_t	*svc_req(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 json_t	*svc_host(const char *name);
 const char *svc_host_state(const char *name);
+/*
+ * A bisection of good..bad on benchmark bench (existing, when not NULL,
+ * says whether an identical one was returned); svc_bisect_range is on
+ * "spin", svc_bisect on the fixture's own range.
+ */
+int64_t	 svc_bisect_on(const char *bench, const char *good, const char *bad,
+	    const char *metric, int *existing);
 int64_t	 svc_bisect_range(const char *good, const char *bad,
 	    const char *metric, int *existing);
 int64_t	 svc_bisect(const char *metric, int *existing);
