@@ -293,3 +293,56 @@ Test(engine_drift, the_shared_mode_spaces_rechecks_at_large_effects)
 	cr_assert_lt(at8, at2, "%u re-checks at 8 sd, %u at 2 sd", at8, at2);
 	graph_release(&g);
 }
+
+/*
+ * Probes until the engine asks for the good endpoint, at most limit, on a
+ * line whose good side is at 20 and bad side (from commit 150) at 28 with
+ * noise 0.3, after a first look whose good side holds a wild run (2.0).
+ * Returns the probes taken; the good level is then still off by about 9
+ * unless the good endpoint was sampled again.
+ */
+static unsigned
+probes_to_good_recheck(const struct graph *g, unsigned limit)
+{
+	struct engine_params p;
+	struct engine e;
+	struct engine_action a;
+	struct rng r = { 5 };
+	unsigned i;
+	uint32_t x;
+
+	engine_params_default(&p);
+	cr_assert_eq(engine_init(&e, g, &p, NULL), 0);
+	engine_add_sample(&e, ENGINE_GOOD, 20.1, NULL);
+	engine_add_sample(&e, ENGINE_GOOD, 2.0, NULL);
+	for (i = 0; i < 3; i++)
+		engine_add_sample(&e, e.bad, 28 + 0.3 * gauss(&r), NULL);
+	for (i = 0; i < limit; i++) {
+		engine_next(&e, 1, &a);
+		cr_assert_eq(a.kind, ENGINE_SAMPLE, "kind %d at %u", a.kind, i);
+		x = a.probes[0];
+		if (x == ENGINE_GOOD)
+			break;
+		engine_add_sample(&e, x, (x != e.bad && x < 150 ? 20 : 28) +
+		    0.3 * gauss(&r), NULL);
+	}
+	engine_release(&e);
+	return i;
+}
+
+/*
+ * A commit sampled twice or more whose values sit far from both levels
+ * says the levels are wrong, not the commit: the endpoint re-check comes
+ * at once, although at this apparent effect the re-checks are spaced far
+ * apart.  Before, the engine sampled such a commit ten times over.
+ */
+Test(engine_drift, a_commit_off_both_levels_calls_a_recheck)
+{
+	struct graph g;
+	unsigned n;
+
+	line(&g, 200);
+	n = probes_to_good_recheck(&g, 30);
+	cr_assert_lt(n, 8, "the good endpoint re-checked after %u probes", n);
+	graph_release(&g);
+}
