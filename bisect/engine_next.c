@@ -367,14 +367,15 @@ fill_from_plan(struct engine *e, unsigned nfree, size_t cand_inflight)
 #define MISFIT_Z 4.0
 
 /*
+ * Endpoint values a side needs before its robust location can reject one
+ * wild run by itself; below it a commit off both levels re-checks it.
+ */
+#define MISFIT_SIDE_MIN 3
+
+/*
  * Whether a candidate sampled after sample `from` has its centre (the
  * median of its values within misfit_scales of a level, two at least; or
- * two values and all beyond) off both levels: then the levels, not the
- * commit, are in doubt, and an endpoint re-check cannot wait for its
- * turn.  In the simulator a good side of {-0.01, 22.2} (a wild run and a
- * true level of 20) put the good level at 11, the scale then came from a
- * commit's repeats, the effect looked like 30 scales, and the spaced
- * re-checks left the engine sampling a good commit at 19.5 ten times.
+ * two values and all beyond) off both levels.
  */
 static int
 levels_misfit(const struct engine *e, size_t from)
@@ -423,12 +424,57 @@ levels_misfit(const struct engine *e, size_t from)
 	return doubt;
 }
 
+/*
+ * Whether an endpoint must be re-checked at once, and which (*side): the
+ * side with fewer endpoint values (the older on a tie) while it has fewer
+ * than MISFIT_SIDE_MIN, when a commit sampled since its last value sits
+ * off both levels.  With two values a side no location is robust, and in
+ * the simulator a good side of {-0.01, 22.2} (a wild run and a true level
+ * of 20) put the good level at 11; the scale then came from a commit's
+ * repeats, the effect looked like 30 scales, and the spaced re-checks
+ * left the engine sampling a good commit at 19.5 ten times.  From three
+ * values a side the rule stays quiet: a commit between two culprits sits
+ * off both levels for good, and re-checks there bought nothing.
+ */
+static int
+misfit_recheck(const struct engine *e, int last_good, uint32_t *side)
+{
+	const struct engine_priv *v = e->priv;
+	size_t i, from = 0;
+
+	if (v->ng != v->nb)
+		*side = v->ng < v->nb ? ENGINE_GOOD : e->bad;
+	else
+		*side = last_good == 1 ? e->bad : ENGINE_GOOD;
+	if ((*side == ENGINE_GOOD ? v->ng : v->nb) >= MISFIT_SIDE_MIN)
+		return 0;
+	for (i = v->ns; i-- > 0;)
+		if (v->sc[i] == *side) {
+			from = i + 1;
+			break;
+		}
+	return levels_misfit(e, from);
+}
+
+/*
+ * Re-checks an endpoint when drift_check candidate samples (in flight
+ * included) have come since the last endpoint sample, half as many while
+ * the drift model adjusts the values: the drift test and model need values of known side
+ * spread over time.  The side whose last sample is older goes first.  The
+ * shared mode spaces them by (effect / DRIFT_SPACED_EFFECT)^2 more above
+ * that effect: a drift of 2 sd then moves no value far towards the other
+ * level.  Without the Bayes factor over all samples (exist_alpha = 0) the
+ * spacing waits for the confirmed change, since before it the re-checks
+ * feed the endpoint test, which must not starve while the bisection runs.
+ * A commit off both levels can call one at once (misfit_recheck).
+ */
 static void
 recheck_probes(struct engine *e, unsigned nfree)
 {
 	struct engine_priv *v = e->priv;
-	size_t since = 0, i, cand_if, every = e->p.drift_check, older = 0;
+	size_t since = 0, i, cand_if, every = e->p.drift_check;
 	int last_good = -1;
+	uint32_t side;
 	double d;
 
 	if (e->p.drift_check == 0 || e->p.metric != ENGINE_NUMERIC ||
@@ -442,12 +488,6 @@ recheck_probes(struct engine *e, unsigned nfree)
 		}
 		since++;
 	}
-	/* The side to re-check is the other one: its last sample. */
-	for (i = v->ns; last_good >= 0 && i-- > 0;)
-		if (v->sc[i] == (last_good == 1 ? e->bad : ENGINE_GOOD)) {
-			older = i + 1;
-			break;
-		}
 	inflight_total(e, &cand_if);
 	/* Once drift is found the model needs more values of known side. */
 	if (v->drift_on)
@@ -459,9 +499,10 @@ recheck_probes(struct engine *e, unsigned nfree)
 		if (d > 1)
 			every = (size_t)((double)every * fmin(d * d, 1e6));
 	}
-	if (since + cand_if < every && !levels_misfit(e, older))
-		return;
-	engine_push_probe(e, last_good == 1 ? e->bad : ENGINE_GOOD);
+	if (since + cand_if >= every)
+		engine_push_probe(e, last_good == 1 ? e->bad : ENGINE_GOOD);
+	else if (misfit_recheck(e, last_good, &side))
+		engine_push_probe(e, side);
 }
 
 /*

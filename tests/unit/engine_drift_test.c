@@ -331,10 +331,48 @@ probes_to_good_recheck(const struct graph *g, unsigned limit)
 }
 
 /*
- * A commit sampled twice or more whose values sit far from both levels
- * says the levels are wrong, not the commit: the endpoint re-check comes
- * at once, although at this apparent effect the re-checks are spaced far
- * apart.  Before, the engine sampled such a commit ten times over.
+ * Endpoint probes among 20 on a line at 20 with two culprits, 100 (to 24)
+ * and 150 (to 28), noise 0.3, after three values a side: the commits
+ * between the culprits sit off both levels for good.
+ */
+static unsigned
+endpoint_probes_two_culprits(const struct graph *g)
+{
+	struct engine_params p;
+	struct engine e;
+	struct engine_action a;
+	struct rng r = { 9 };
+	unsigned i, ends = 0;
+	uint32_t x;
+	double y;
+
+	engine_params_default(&p);
+	cr_assert_eq(engine_init(&e, g, &p, NULL), 0);
+	for (i = 0; i < 3; i++) {
+		engine_add_sample(&e, ENGINE_GOOD, 20 + 0.3 * gauss(&r), NULL);
+		engine_add_sample(&e, e.bad, 28 + 0.3 * gauss(&r), NULL);
+	}
+	for (i = 0; i < 20; i++) {
+		engine_next(&e, 1, &a);
+		if (a.kind != ENGINE_SAMPLE)
+			break;
+		x = a.probes[0];
+		ends += x == ENGINE_GOOD || x == e.bad;
+		y = x == ENGINE_GOOD || x < 100 ? 20 : x < 150 ? 24 : 28;
+		engine_add_sample(&e, x, y + 0.3 * gauss(&r), NULL);
+	}
+	engine_release(&e);
+	return ends;
+}
+
+/*
+ * A commit sampled twice or more whose values sit far from both levels,
+ * while a side has two values, says the levels are wrong, not the commit:
+ * the endpoint re-check comes at once, although at this apparent effect
+ * the re-checks are spaced far apart.  Before, the engine sampled such a
+ * commit ten times over.  From three values a side a robust level
+ * rejects a wild run itself, and a commit between two culprits must not
+ * call a re-check with every sample.
  */
 Test(engine_drift, a_commit_off_both_levels_calls_a_recheck)
 {
@@ -344,5 +382,7 @@ Test(engine_drift, a_commit_off_both_levels_calls_a_recheck)
 	line(&g, 200);
 	n = probes_to_good_recheck(&g, 30);
 	cr_assert_lt(n, 8, "the good endpoint re-checked after %u probes", n);
+	n = endpoint_probes_two_culprits(&g);
+	cr_assert_leq(n, 2, "%u endpoint probes in 20 between two culprits", n);
 	graph_release(&g);
 }
