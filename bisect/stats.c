@@ -222,6 +222,22 @@ winsor_kappa(double c)
 }
 
 /*
+ * Whether a value is a broken run: STATS_REJECT_C scales from its group's
+ * centre once the residual is studentized (a residual about a centre
+ * fitted to nj values has sd s sqrt(1 - 1/nj)).  A side of two values
+ * has two residuals of half their gap; unstudentized, a wild run in such
+ * a pair sat below the bar and, winsorized twice, held the scale at three
+ * times the noise (docs/statistics.md, section 9).
+ */
+static int
+far_run(double x, double loc, double s, size_t nj)
+{
+	double lev = nj > 1 ? sqrt(1 - 1 / (double)nj) : 1;
+
+	return fabs(x - loc) >= STATS_REJECT_C * s * lev;
+}
+
+/*
  * Two centres and one scale: the MAD start (37% efficient) refined by
  * winsorized residuals about Huber locations, which keeps most of the
  * efficiency of a standard deviation while a run between STATS_WINSOR_C
@@ -262,8 +278,8 @@ stats_levels_groups(const double *x, const size_t *n, size_t k,
 		for (off = 0, j = 0; j < k; off += n[j], j++)
 			if (group_counts(j, 2, n[j]))
 				for (i = 0; i < n[j]; i++)
-					wild += fabs(x[off + i] - loc[j]) >=
-					    STATS_REJECT_C * s;
+					wild += far_run(x[off + i], loc[j], s,
+					    n[j]);
 		/* Many far values are the noise itself, not broken runs. */
 		reject = wild * STATS_REJECT_SHARE <= m;
 		ss = 0;
@@ -273,7 +289,7 @@ stats_levels_groups(const double *x, const size_t *n, size_t k,
 				continue;
 			for (i = 0; i < n[j]; i++) {
 				r = (x[off + i] - loc[j]) / s;
-				if (reject && fabs(r) >= STATS_REJECT_C)
+				if (reject && far_run(x[off + i], loc[j], s, n[j]))
 					kept--;
 				else
 					ss += fmin(r * r, c * c);
