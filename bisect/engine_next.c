@@ -345,18 +345,7 @@ fill_from_plan(struct engine *e, unsigned nfree, size_t cand_inflight)
 	free(pl);
 }
 
-/*
- * Re-checks an endpoint when drift_check candidate samples (in flight
- * included) have come since the last endpoint sample, half as many while
- * the drift model adjusts the values: the drift test and model need values of known side
- * spread over time.  The side whose last sample is older goes first.  The
- * shared mode spaces them by (effect / DRIFT_SPACED_EFFECT)^2 more above
- * that effect: a drift of 2 sd then moves no value far towards the other
- * level.  Without the Bayes factor over all samples (exist_alpha = 0) the
- * spacing waits for the confirmed change, since before it the re-checks
- * feed the endpoint test, which must not starve while the bisection runs.
- * A commit off both levels (levels_misfit) calls the re-check at once.
- */
+/* Effect (noise sds) above which the shared mode spaces its re-checks. */
 #define DRIFT_SPACED_EFFECT 2.5
 
 /*
@@ -434,7 +423,8 @@ levels_misfit(const struct engine *e, size_t from)
  * repeats, the effect looked like 30 scales, and the spaced re-checks
  * left the engine sampling a good commit at 19.5 ten times.  From three
  * values a side the rule stays quiet: a commit between two culprits sits
- * off both levels for good, and re-checks there bought nothing.
+ * off both levels for good, and re-checking with its every sample would
+ * buy nothing.
  */
 static int
 misfit_recheck(const struct engine *e, int last_good, uint32_t *side)

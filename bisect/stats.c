@@ -289,7 +289,8 @@ stats_levels_groups(const double *x, const size_t *n, size_t k,
 				continue;
 			for (i = 0; i < n[j]; i++) {
 				r = (x[off + i] - loc[j]) / s;
-				if (reject && far_run(x[off + i], loc[j], s, n[j]))
+				if (reject &&
+				    far_run(x[off + i], loc[j], s, n[j]))
 					kept--;
 				else
 					ss += fmin(r * r, c * c);
