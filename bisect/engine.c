@@ -496,12 +496,24 @@ sample_llr(const struct engine *e, double y, double infl)
 	return cap_llr(v, l);
 }
 
+/*
+ * Whether a (drift-adjusted) value lies more than misfit_scales from both
+ * levels: a broken run, or levels that are wrong.
+ */
+int
+engine_misfit(const struct engine *e, double y)
+{
+	const struct engine_priv *v = e->priv;
+	double lim = e->p.misfit_scales * v->scale;
+
+	return fabs(y - v->mu_g) > lim && fabs(y - v->mu_b) > lim;
+}
+
 /* Sums the evidence per sampled candidate and counts misfits. */
 static void
 compute_llr(struct engine *e)
 {
 	struct engine_priv *v = e->priv;
-	double lim = e->p.misfit_scales * v->scale;
 	size_t i;
 	uint32_t c;
 
@@ -511,8 +523,7 @@ compute_llr(struct engine *e)
 	for (i = 0; i < v->ns; i++) {
 		c = v->sc[i];
 		if (e->p.metric == ENGINE_NUMERIC && v->levels_ok &&
-		    fabs(v->adj[i] - v->mu_g) > lim &&
-		    fabs(v->adj[i] - v->mu_b) > lim)
+		    engine_misfit(e, v->adj[i]))
 			v->misfits++;
 		if (c == ENGINE_GOOD || c == e->bad || !v->levels_ok)
 			continue;

@@ -110,6 +110,9 @@ int	engine_drift(struct engine *e);
 double	engine_integrated_mass(const struct engine *e,
 	    const struct engine_cand *set, size_t ns);
 
+/* Whether a value lies more than misfit_scales from both levels. */
+int	engine_misfit(const struct engine *e, double y);
+
 /* The smallest noise scale the model allows at the current levels. */
 double	engine_scale_floor(const struct engine *e);
 

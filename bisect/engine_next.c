@@ -370,7 +370,7 @@ static int
 levels_misfit(const struct engine *e, size_t from)
 {
 	const struct engine_priv *v = e->priv;
-	double *x, m, se, z, lim = e->p.misfit_scales * v->scale;
+	double *x, m, se, z;
 	uint8_t *seen;
 	size_t i, j, n, wild;
 	uint32_t c;
@@ -389,8 +389,7 @@ levels_misfit(const struct engine *e, size_t from)
 		for (n = 0, wild = 0, j = 0; j < v->ns; j++) {
 			if (v->sc[j] != c)
 				continue;
-			if (fabs(v->adj[j] - v->mu_g) > lim &&
-			    fabs(v->adj[j] - v->mu_b) > lim)
+			if (engine_misfit(e, v->adj[j]))
 				wild++;
 			else
 				x[n++] = v->adj[j];
