@@ -241,6 +241,48 @@ Test(engine_drift, the_shared_mode_replays_exactly)
 }
 
 /*
+ * A line's truth: the good level below commit c1, mid from c1, the bad
+ * level from c2 (and at the bad endpoint); noise of sd `sd`.
+ */
+struct truth {
+	double		good, mid, bad, sd;
+	uint32_t	c1, c2;
+};
+
+/*
+ * Answers up to limit probes of e from the truth t, one host at a time.
+ * Stops at an action other than a sample, or with stop_at_good at the
+ * first probe of the good endpoint (left unanswered).  Returns the probes
+ * answered; *ends counts the endpoint probes, *last gets the last kind.
+ */
+static unsigned
+answer_probes(struct engine *e, const struct truth *t, struct rng *r,
+    unsigned limit, int stop_at_good, unsigned *ends,
+    enum engine_action_kind *last)
+{
+	struct engine_action a;
+	unsigned i;
+	uint32_t x;
+	double y;
+
+	*ends = 0;
+	for (i = 0; i < limit; i++) {
+		engine_next(e, 1, &a);
+		*last = a.kind;
+		if (a.kind != ENGINE_SAMPLE)
+			break;
+		x = a.probes[0];
+		if (x == ENGINE_GOOD && stop_at_good)
+			break;
+		*ends += x == ENGINE_GOOD || x == e->bad;
+		y = x == ENGINE_GOOD || x < t->c1 ? t->good :
+		    x < t->c2 ? t->mid : t->bad;
+		engine_add_sample(e, x, y + t->sd * gauss(r), NULL);
+	}
+	return i;
+}
+
+/*
  * Endpoint re-checks in 10 probes after 24 endpoint samples a side, at an
  * effect of d_sd noise sd, in the shared mode (at 8 sd the bisection of
  * 200 commits ends after 11).
@@ -250,11 +292,11 @@ rechecks_at(const struct graph *g, double d_sd)
 {
 	struct engine_params p;
 	struct engine e;
-	struct engine_action a;
 	struct engine_status st;
 	struct rng r = { 11 };
-	unsigned i, ends = 0;
-	uint32_t x;
+	struct truth t = { 10, 0, 10 + 0.5 * d_sd, 0.5, 150, 150 };
+	enum engine_action_kind last;
+	unsigned i, ends;
 
 	engine_params_default(&p);
 	cr_assert_eq(engine_init(&e, g, &p, NULL), 0);
@@ -265,14 +307,8 @@ rechecks_at(const struct graph *g, double d_sd)
 	}
 	engine_status(&e, &st);
 	cr_assert(st.reproduced, "a change of %g sd is confirmed", d_sd);
-	for (i = 0; i < 10; i++) {
-		engine_next(&e, 1, &a);
-		cr_assert_eq(a.kind, ENGINE_SAMPLE, "kind %d at %u", a.kind, i);
-		x = a.probes[0];
-		ends += x == ENGINE_GOOD || x == e.bad;
-		engine_add_sample(&e, x, 10 + (x != ENGINE_GOOD && x >= 150 ?
-		    0.5 * d_sd : 0) + 0.5 * gauss(&r), NULL);
-	}
+	i = answer_probes(&e, &t, &r, 10, 0, &ends, &last);
+	cr_assert_eq(last, ENGINE_SAMPLE, "kind %d at %u", last, i);
 	engine_release(&e);
 	return ends;
 }
@@ -306,10 +342,10 @@ probes_to_good_recheck(const struct graph *g, unsigned limit)
 {
 	struct engine_params p;
 	struct engine e;
-	struct engine_action a;
 	struct rng r = { 5 };
-	unsigned i;
-	uint32_t x;
+	struct truth t = { 20, 0, 28, 0.3, 150, 150 };
+	enum engine_action_kind last;
+	unsigned i, ends;
 
 	engine_params_default(&p);
 	cr_assert_eq(engine_init(&e, g, &p, NULL), 0);
@@ -317,15 +353,8 @@ probes_to_good_recheck(const struct graph *g, unsigned limit)
 	engine_add_sample(&e, ENGINE_GOOD, 2.0, NULL);
 	for (i = 0; i < 3; i++)
 		engine_add_sample(&e, e.bad, 28 + 0.3 * gauss(&r), NULL);
-	for (i = 0; i < limit; i++) {
-		engine_next(&e, 1, &a);
-		cr_assert_eq(a.kind, ENGINE_SAMPLE, "kind %d at %u", a.kind, i);
-		x = a.probes[0];
-		if (x == ENGINE_GOOD)
-			break;
-		engine_add_sample(&e, x, (x != e.bad && x < 150 ? 20 : 28) +
-		    0.3 * gauss(&r), NULL);
-	}
+	i = answer_probes(&e, &t, &r, limit, 1, &ends, &last);
+	cr_assert_eq(last, ENGINE_SAMPLE, "kind %d at %u", last, i);
 	engine_release(&e);
 	return i;
 }
@@ -340,11 +369,10 @@ endpoint_probes_two_culprits(const struct graph *g)
 {
 	struct engine_params p;
 	struct engine e;
-	struct engine_action a;
 	struct rng r = { 9 };
-	unsigned i, ends = 0;
-	uint32_t x;
-	double y;
+	struct truth t = { 20, 24, 28, 0.3, 100, 150 };
+	enum engine_action_kind last;
+	unsigned i, ends;
 
 	engine_params_default(&p);
 	cr_assert_eq(engine_init(&e, g, &p, NULL), 0);
@@ -352,15 +380,7 @@ endpoint_probes_two_culprits(const struct graph *g)
 		engine_add_sample(&e, ENGINE_GOOD, 20 + 0.3 * gauss(&r), NULL);
 		engine_add_sample(&e, e.bad, 28 + 0.3 * gauss(&r), NULL);
 	}
-	for (i = 0; i < 20; i++) {
-		engine_next(&e, 1, &a);
-		if (a.kind != ENGINE_SAMPLE)
-			break;
-		x = a.probes[0];
-		ends += x == ENGINE_GOOD || x == e.bad;
-		y = x == ENGINE_GOOD || x < 100 ? 20 : x < 150 ? 24 : 28;
-		engine_add_sample(&e, x, y + 0.3 * gauss(&r), NULL);
-	}
+	answer_probes(&e, &t, &r, 20, 0, &ends, &last);
 	engine_release(&e);
 	return ends;
 }
