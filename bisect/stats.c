@@ -1,5 +1,6 @@
 #include <float.h>
 #include <math.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -238,23 +239,47 @@ far_run(double x, double loc, double s, size_t nj)
 }
 
 /*
+ * Huber locations of the counting groups from their values not marked
+ * out; a group with none kept keeps its old centre.  v is scratch.
+ */
+static void
+groups_huber(const double *x, const size_t *n, size_t k,
+    const uint8_t *out, double s, double *loc, double *v)
+{
+	size_t i, j, m, off;
+	double se;
+
+	for (off = 0, j = 0; j < k; off += n[j], j++) {
+		if (!group_counts(j, 2, n[j]))
+			continue;
+		for (m = 0, i = 0; i < n[j]; i++)
+			if (!out[off + i])
+				v[m++] = x[off + i];
+		if (m > 0 || n[j] == 0)
+			stats_huber(v, m, s, STATS_HUBER_K, &loc[j], &se);
+	}
+}
+
+/*
  * Two centres and one scale: the MAD start (37% efficient) refined by
  * winsorized residuals about Huber locations, which keeps most of the
  * efficiency of a standard deviation while a run between STATS_WINSOR_C
  * and STATS_REJECT_C scales counts as the former and one beyond the latter
- * not at all (a broken run would otherwise widen the noise by its 2.5
- * scales for good).  A noisy scale is the main source of overconfidence in
- * the posterior, hence the refinement; the groups after the two sides add
- * their spread about their own centres, whatever side they turn out to be
- * on.
+ * not at all, in the scale and in its group's centre (a broken run would
+ * otherwise widen the noise by its 2.5 scales for good, and pull the
+ * centre of a side of two by a whole Huber step).  A noisy scale is the
+ * main source of overconfidence in the posterior, hence the refinement;
+ * the groups after the two sides add their spread about their own
+ * centres, whatever side they turn out to be on.
  */
 void
 stats_levels_groups(const double *x, const size_t *n, size_t k,
     struct stats_levels *out)
 {
 	const double c = STATS_WINSOR_C, kappa = winsor_kappa(c);
-	double *v, *loc, s, ss, r, se;
-	size_t i, j, m = 0, g = 0, off, tot = 0, kept, wild;
+	double *v, *loc, s, ss, r;
+	size_t i, j, m = 0, g = 0, off, tot = 0, kept, wild, df, all;
+	uint8_t *far;
 	int it, reject;
 
 	for (j = 0; j < k; j++) {
@@ -266,12 +291,10 @@ stats_levels_groups(const double *x, const size_t *n, size_t k,
 	}
 	v = xcalloc(tot + 1, sizeof(double));
 	loc = xcalloc(k + 2, sizeof(double));
+	far = xcalloc(tot + 1, 1);
 	s = groups_mad(x, n, k, 2, v);
+	groups_huber(x, n, k, far, s, loc, v);
 	for (it = 0; it < 3; it++) {
-		for (off = 0, j = 0; j < k; off += n[j], j++)
-			if (group_counts(j, 2, n[j]))
-				stats_huber(x + off, n[j], s, STATS_HUBER_K,
-				    &loc[j], &se);
 		if (!(s > 0) || m <= 2 || m <= g)
 			break;
 		wild = 0;
@@ -282,27 +305,37 @@ stats_levels_groups(const double *x, const size_t *n, size_t k,
 					    n[j]);
 		/* Many far values are the noise itself, not broken runs. */
 		reject = wild * STATS_REJECT_SHARE <= m;
+		for (off = 0, j = 0; j < k; off += n[j], j++)
+			for (i = 0; i < n[j]; i++)
+				far[off + i] = reject &&
+				    group_counts(j, 2, n[j]) &&
+				    far_run(x[off + i], loc[j], s, n[j]);
+		groups_huber(x, n, k, far, s, loc, v);
 		ss = 0;
-		kept = m;
+		df = 0;
+		all = 0;
 		for (off = 0, j = 0; j < k; off += n[j], j++) {
 			if (!group_counts(j, 2, n[j]))
 				continue;
-			for (i = 0; i < n[j]; i++) {
+			for (kept = 0, i = 0; i < n[j]; i++) {
+				if (far[off + i])
+					continue;
 				r = (x[off + i] - loc[j]) / s;
-				if (reject &&
-				    far_run(x[off + i], loc[j], s, n[j]))
-					kept--;
-				else
-					ss += fmin(r * r, c * c);
+				ss += fmin(r * r, c * c);
+				kept++;
 			}
+			df += kept > 0 ? kept - 1 : 0;
+			all += kept;
 		}
-		if (kept <= g || kept <= 2)
+		if (df < 1 || all <= 2)
 			break;
-		s *= sqrt(ss / ((double)(kept - g) * kappa));
+		s *= sqrt(ss / ((double)df * kappa));
 	}
+	groups_huber(x, n, k, far, s, loc, v);
 	out->loc_a = k > 0 ? loc[0] : 0;
 	out->loc_b = k > 1 ? loc[1] : 0;
 	out->scale = s;
+	free(far);
 	free(loc);
 	free(v);
 }

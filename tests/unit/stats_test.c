@@ -195,6 +195,24 @@ Test(stats, a_wild_run_in_a_side_of_two_does_not_hold_the_scale)
 	cr_assert_lt(lv.scale, 1.5, "scale %g", lv.scale);
 }
 
+/*
+ * A broken run left out of the scale must be left out of its side's
+ * location too.  In a side of three, Huber's bounded pull from it had put
+ * the centre half a Huber step (0.67 scales) off the two good values.
+ */
+Test(stats, a_wild_run_in_a_side_of_three_does_not_move_its_level)
+{
+	double x[] = { 9.9, 10.1, 30.0, 12.1, 11.9, 12.0, 12.2, 11.8, 11.2,
+	    10.8, 11.4, 10.6, 11.0, 11.3, 10.7, 11.0 };
+	size_t n[] = { 3, 5, 8 };
+	struct stats_levels lv;
+
+	stats_levels_groups(x, n, 3, &lv);
+	NEAR(lv.loc_a, 10.0, 1e-9);
+	NEAR(lv.loc_b, 12.0, 1e-9);
+	cr_assert_lt(lv.scale, 0.5, "scale %g", lv.scale);
+}
+
 Test(stats, compare_is_welch_on_small_samples)
 {
 	double a[] = { 1, 2, 3 }, b[] = { 4, 5, 6 };
