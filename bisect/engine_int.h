@@ -55,6 +55,8 @@ struct engine_priv {
 	double		 pg, pb;
 	size_t		 nlev_g, nlev_b;
 	size_t		 misfits;
+	double		 nu;		/* likelihood's degrees of freedom:
+					   t_dof, or INFINITY (normal) */
 	double		 llr_cap;
 
 	/* Drift of the test machine (engine_drift.c). */

@@ -535,26 +535,34 @@ stats_h2(double p)
 	return -(p * log2(p) + (1 - p) * log2(1 - p));
 }
 
+/*
+ * The one place the likelihood's shape is written, so the evidence the
+ * engine counts and the information it plans with cannot part.
+ */
+double
+stats_t_logratio(double za, double zb, double nu)
+{
+	if (isinf(nu))
+		return -0.5 * (za * za - zb * zb);
+	return -0.5 * (nu + 1) * (log1p(za * za / nu) - log1p(zb * zb / nu));
+}
+
 /* Nodes under each side, with the capped evidence the engine computes. */
 void
 stats_channel_numeric(struct stats_channel *c, const struct stats_gh *gh,
     double delta, double nu)
 {
-	double k = -0.5 * (nu + 1), y;
 	int i;
 
 	c->n = 2 * STATS_GH_N;
 	for (i = 0; i < STATS_GH_N; i++) {
-		/* Node i under "bad": y around delta. */
-		y = delta + gh->z[i];
-		c->llr[i] = k * (log1p((y - delta) * (y - delta) / nu) -
-		    log1p(y * y / nu));
+		/* Node i under "bad": y = delta + z around delta. */
+		c->llr[i] = stats_t_logratio(gh->z[i], delta + gh->z[i], nu);
 		c->wb[i] = gh->w[i];
 		c->wg[i] = 0;
-		/* Node i under "good": y around 0. */
-		y = gh->z[i];
-		c->llr[STATS_GH_N + i] = k * (log1p((y - delta) * (y - delta) /
-		    nu) - log1p(y * y / nu));
+		/* Node i under "good": y = z around 0. */
+		c->llr[STATS_GH_N + i] = stats_t_logratio(gh->z[i] - delta,
+		    gh->z[i], nu);
 		c->wb[STATS_GH_N + i] = 0;
 		c->wg[STATS_GH_N + i] = gh->w[i];
 	}

@@ -167,9 +167,15 @@ struct stats_channel {
 };
 
 /*
+ * log f(za) - log f(zb) for the Student-t(nu) density f at standardized
+ * residuals za and zb; nu = INFINITY is the normal density.
+ */
+double	stats_t_logratio(double za, double zb, double nu);
+
+/*
  * Numeric channel: levels 0 and delta (in units of the noise scale), noise
  * normal for the expectation, Student-t(nu) for the likelihood as the
- * engine uses it.
+ * engine uses it (nu = INFINITY: normal).
  */
 void	stats_channel_numeric(struct stats_channel *c,
 	    const struct stats_gh *gh, double delta, double nu);
