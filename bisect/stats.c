@@ -267,7 +267,7 @@ groups_huber(const double *x, const size_t *n, size_t k,
  * and STATS_REJECT_C scales counts as the former and one beyond the latter
  * not at all, in the scale and in its group's centre (a broken run would
  * otherwise widen the noise by its 2.5 scales for good, and pull the
- * centre of a side of two by a whole Huber step).  A noisy scale is the
+ * centre of a side of three by half a Huber step).  A noisy scale is the
  * main source of overconfidence in the posterior, hence the refinement;
  * the groups after the two sides add their spread about their own
  * centres, whatever side they turn out to be on.
