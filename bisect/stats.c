@@ -280,7 +280,7 @@ stats_levels_groups(const double *x, const size_t *n, size_t k,
 	double *v, *loc, s, ss, r;
 	size_t i, j, m = 0, g = 0, off, tot = 0, kept, wild, df, all;
 	uint8_t *far;
-	int it, reject;
+	int it, moved = 0;
 
 	for (j = 0; j < k; j++) {
 		tot += n[j];
@@ -299,18 +299,16 @@ stats_levels_groups(const double *x, const size_t *n, size_t k,
 			break;
 		wild = 0;
 		for (off = 0, j = 0; j < k; off += n[j], j++)
-			if (group_counts(j, 2, n[j]))
-				for (i = 0; i < n[j]; i++)
-					wild += far_run(x[off + i], loc[j], s,
-					    n[j]);
-		/* Many far values are the noise itself, not broken runs. */
-		reject = wild * STATS_REJECT_SHARE <= m;
-		for (off = 0, j = 0; j < k; off += n[j], j++)
-			for (i = 0; i < n[j]; i++)
-				far[off + i] = reject &&
-				    group_counts(j, 2, n[j]) &&
+			for (i = 0; i < n[j]; i++) {
+				far[off + i] = group_counts(j, 2, n[j]) &&
 				    far_run(x[off + i], loc[j], s, n[j]);
+				wild += far[off + i];
+			}
+		/* Many far values are the noise itself, not broken runs. */
+		if (wild * STATS_REJECT_SHARE > m)
+			memset(far, 0, tot);
 		groups_huber(x, n, k, far, s, loc, v);
+		moved = 0;
 		ss = 0;
 		df = 0;
 		all = 0;
@@ -330,8 +328,11 @@ stats_levels_groups(const double *x, const size_t *n, size_t k,
 		if (df < 1 || all <= 2)
 			break;
 		s *= sqrt(ss / ((double)df * kappa));
+		moved = 1;
 	}
-	groups_huber(x, n, k, far, s, loc, v);
+	/* The centres follow the scale's last refinement. */
+	if (moved)
+		groups_huber(x, n, k, far, s, loc, v);
 	out->loc_a = k > 0 ? loc[0] : 0;
 	out->loc_b = k > 1 ? loc[1] : 0;
 	out->scale = s;
