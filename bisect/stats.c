@@ -416,11 +416,23 @@ stats_t_lognorm(double nu)
 	return lgamma(0.5 * (nu + 1)) - lgamma(0.5 * nu) - 0.5 * log(nu * M_PI);
 }
 
+/*
+ * The shape part of the Student-t log density (nu = INFINITY: the normal
+ * one), written once for the density and for the engine's evidence.
+ */
+static double
+t_logkernel(double z, double nu)
+{
+	if (isinf(nu))
+		return -0.5 * z * z;
+	return -0.5 * (nu + 1) * log1p(z * z / nu);
+}
+
 /* Log density of Student-t: the engine's heavy-tailed noise model. */
 double
 stats_t_logpdf(double z, double nu)
 {
-	return stats_t_lognorm(nu) - 0.5 * (nu + 1) * log1p(z * z / nu);
+	return stats_t_lognorm(nu) + t_logkernel(z, nu);
 }
 
 /* Continued fraction for the incomplete beta (modified Lentz). */
@@ -537,15 +549,13 @@ stats_h2(double p)
 }
 
 /*
- * The one place the likelihood's shape is written, so the evidence the
- * engine counts and the information it plans with cannot part.
+ * The likelihood ratio the engine counts and plans with, in one place so
+ * the evidence and the information table cannot part.
  */
 double
 stats_t_logratio(double za, double zb, double nu)
 {
-	if (isinf(nu))
-		return -0.5 * (za * za - zb * zb);
-	return -0.5 * (nu + 1) * (log1p(za * za / nu) - log1p(zb * zb / nu));
+	return t_logkernel(za, nu) - t_logkernel(zb, nu);
 }
 
 /* Nodes under each side, with the capped evidence the engine computes. */
