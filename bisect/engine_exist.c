@@ -116,11 +116,16 @@ split_lbf_passfail(const struct exist_group *a, const struct exist_group *b)
  * Fills lbf[c] with log BF_c, "the change is at c" against "no change",
  * over the values vals (one per sample): the split of the samples that
  * c makes, with levels and scale (pass/fail: the two failure rates)
- * integrated out.  Culprits of zero prior
- * get -INFINITY.  Returns 0, or -1 when there is nothing to split yet.
+ * integrated out.  Values far outside both levels are left out, and with
+ * skip_odd the odd runs of a commit (engine.c: mark_odd_runs), which the
+ * factor confirming the change must keep: its guarantee on null ranges is
+ * for values chosen without a look at the commits.  Culprits of zero
+ * prior get -INFINITY.  Returns 0, or -1 when there is nothing to split
+ * yet.
  */
 static int
-exist_split_walk(const struct engine *e, const double *vals, double *lbf)
+exist_split_walk(const struct engine *e, const double *vals, int skip_odd,
+    double *lbf)
 {
 	const struct engine_priv *v = e->priv;
 	struct exist_group *slot, good = { 0, 0, 0 }, bad = { 0, 0, 0 };
@@ -145,7 +150,7 @@ exist_split_walk(const struct engine *e, const double *vals, double *lbf)
 	for (i = 0; i < v->ns; i++) {
 		struct exist_group *gr;
 
-		if (vals[i] < lo || vals[i] > hi)
+		if (vals[i] < lo || vals[i] > hi || (skip_odd && v->odd[i]))
 			continue;
 		x = vals[i] - ref;	/* pass/fail: the failure, 0 or 1 */
 		if (v->sc[i] == ENGINE_GOOD)
@@ -209,7 +214,7 @@ exist_lbf(const struct engine *e)
 	double max = -INFINITY, sum = 0, wsum = 0, l;
 	size_t c;
 
-	if (exist_split_walk(e, v->sv, lbf) != 0) {
+	if (exist_split_walk(e, v->sv, 0, lbf) != 0) {
 		free(lbf);
 		return 0;
 	}
@@ -252,7 +257,7 @@ engine_integrated_mass(const struct engine *e, const struct engine_cand *set,
 	size_t c, k;
 
 	lbf = xcalloc(v->n, sizeof(double));
-	if (exist_split_walk(e, v->adj, lbf) != 0) {
+	if (exist_split_walk(e, v->adj, 1, lbf) != 0) {
 		free(lbf);
 		return 0;
 	}

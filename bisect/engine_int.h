@@ -25,6 +25,8 @@ struct engine_priv {
 	uint32_t	*sc;
 	double		*sv;
 	double		*adj;		/* sv less the fitted drift */
+	uint8_t		*odd;		/* far from its commit's other runs:
+					   no evidence (mark_odd_runs) */
 	size_t		 ng, nb;	/* endpoint samples */
 
 	/* Per candidate. */
