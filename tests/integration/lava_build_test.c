@@ -144,6 +144,24 @@ lb_stuck(json_t *b)
 		json_decref(jobs);
 	}
 	free(status);
+	/* The bisections its verification started, whose runs are its
+	 * progress then. */
+	{
+		json_t *kids = json_object_get(json_object_get(b,
+		    "verification"), "children"), *k, *c;
+		char *t, *cs;
+		size_t i;
+
+		json_array_foreach(kids, i, k) {
+			c = svc_status(json_integer_value(k));
+			cs = json_dumps(c, JSON_COMPACT);
+			xasprintf(&t, "%s; child %s", msg, cs);
+			free(cs);
+			free(msg);
+			msg = t;
+			json_decref(c);
+		}
+	}
 	json_decref(l);
 	free(inst);
 	return msg;
@@ -164,8 +182,31 @@ lb_skipped(json_t *b)
 }
 
 /*
+ * Runs ended in the bisection of status b and in the bisections its
+ * verification started: while the children bisect the sub-ranges, the
+ * parent's own runs stand still.
+ */
+static int64_t
+lb_ended_runs(json_t *b)
+{
+	json_t *kids = json_object_get(json_object_get(b, "verification"),
+	    "children"), *k, *c;
+	int64_t n = lb_runs(b, NULL) - lb_runs(b, "queued") -
+	    lb_runs(b, "running");
+	size_t i;
+
+	json_array_foreach(kids, i, k) {
+		c = svc_status(json_integer_value(k));
+		n += lb_ended_runs(c);
+		json_decref(c);
+	}
+	return n;
+}
+
+/*
  * Polls bisection id until done(status) holds and returns that status.
- * Fails once no run has ended for LB_STALL_S, with lb_stuck's words.
+ * Fails once no run has ended for LB_STALL_S, in it or in the bisections
+ * its verification started, with lb_stuck's words.
  */
 static json_t *
 lb_wait(int64_t id, int (*done)(json_t *b))
@@ -179,8 +220,7 @@ lb_wait(int64_t id, int (*done)(json_t *b))
 		b = svc_status(id);
 		if (done(b))
 			return b;
-		n = lb_runs(b, NULL) - lb_runs(b, "queued") -
-		    lb_runs(b, "running");
+		n = lb_ended_runs(b);
 		if (n != ended) {
 			ended = n;
 			idle = 0;
