@@ -111,6 +111,14 @@ lb_runs(json_t *b, const char *state)
 	return n;
 }
 
+/* The ids of the bisections b's verification started (borrowed). */
+static json_t *
+lb_children(json_t *b)
+{
+	return json_object_get(json_object_get(b, "verification"),
+	    "children");
+}
+
 /*
  * What a stuck test says: the newest lab job of the bisection's latest
  * runs (its state, health and failure comment) and the lab's last error.
@@ -119,9 +127,10 @@ lb_runs(json_t *b, const char *state)
 static char *
 lb_stuck(json_t *b)
 {
-	char *inst = lavaapi_instance(svc.td.db), *msg, *status;
-	json_t *l = lavaapi_lab_row(), *jobs, *j;
+	char *inst = lavaapi_instance(svc.td.db), *msg, *status, *t;
+	json_t *l = lavaapi_lab_row(), *jobs, *j, *k, *c;
 	int64_t run;
+	size_t i;
 
 	status = json_dumps(b, JSON_COMPACT);
 	xasprintf(&msg, "no lab job yet; lab health %s, last error: %s; "
@@ -144,23 +153,15 @@ lb_stuck(json_t *b)
 		json_decref(jobs);
 	}
 	free(status);
-	/* The bisections its verification started, whose runs are its
-	 * progress then. */
-	{
-		json_t *kids = json_object_get(json_object_get(b,
-		    "verification"), "children"), *k, *c;
-		char *t, *cs;
-		size_t i;
-
-		json_array_foreach(kids, i, k) {
-			c = svc_status(json_integer_value(k));
-			cs = json_dumps(c, JSON_COMPACT);
-			xasprintf(&t, "%s; child %s", msg, cs);
-			free(cs);
-			free(msg);
-			msg = t;
-			json_decref(c);
-		}
+	/* Its verification's bisections, whose runs are its progress then. */
+	json_array_foreach(lb_children(b), i, k) {
+		c = svc_status(json_integer_value(k));
+		status = json_dumps(c, JSON_COMPACT);
+		xasprintf(&t, "%s; child %s", msg, status);
+		free(status);
+		free(msg);
+		msg = t;
+		json_decref(c);
 	}
 	json_decref(l);
 	free(inst);
@@ -189,13 +190,12 @@ lb_skipped(json_t *b)
 static int64_t
 lb_ended_runs(json_t *b)
 {
-	json_t *kids = json_object_get(json_object_get(b, "verification"),
-	    "children"), *k, *c;
+	json_t *k, *c;
 	int64_t n = lb_runs(b, NULL) - lb_runs(b, "queued") -
 	    lb_runs(b, "running");
 	size_t i;
 
-	json_array_foreach(kids, i, k) {
+	json_array_foreach(lb_children(b), i, k) {
 		c = svc_status(json_integer_value(k));
 		n += lb_ended_runs(c);
 		json_decref(c);
