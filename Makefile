@@ -99,7 +99,8 @@ $(BUILD)/asan/tests/run-tests: $(TEST_OBJ) $(BUILD)/libbisectctl-asan.a $(BUILD)
 	@mkdir -p $(dir $@)
 	$(CC) $(SAN) -o $@ $^ $(PKG_LIBS) $(TEST_LIBS)
 
-# All Criterion tests in one runner, so one summary line closes the output.
+# All Criterion tests in one runner, so one summary line closes the output;
+# tests/support/run-tests.sh repeats any failure just above that line.
 # FILTER='suite/*' runs a subset; JOBS sets Criterion's worker count.
 FILTER ?=
 JOBS   ?= 2
@@ -125,7 +126,7 @@ test: test-deps $(BUILD)/asan/bisectd $(BUILD)/asan/bisectctl $(BUILD)/asan/test
 	BISECTD_SRCDIR=$(CURDIR) BISECTD_STRICT_JSON=1 \
 	ASAN_OPTIONS=detect_leaks=1:abort_on_error=0 \
 	UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
-	$(BUILD)/asan/tests/run-tests --jobs $(JOBS) --verbose=0 $(if $(FILTER),--filter '$(FILTER)')
+	sh tests/support/run-tests.sh $(BUILD)/asan/tests/run-tests --jobs $(JOBS) --verbose=0 $(if $(FILTER),--filter '$(FILTER)')
 	@if [ -f $(BUILD)/fuzz.failed ]; then \
 		echo "FAILED: a fuzz target found a crash (see above)"; exit 1; fi
 
