@@ -111,14 +111,6 @@ lb_runs(json_t *b, const char *state)
 	return n;
 }
 
-/* The ids of the bisections b's verification started (borrowed). */
-static json_t *
-lb_children(json_t *b)
-{
-	return json_object_get(json_object_get(b, "verification"),
-	    "children");
-}
-
 /*
  * What a stuck test says: the newest lab job of the bisection's latest
  * runs (its state, health and failure comment) and the lab's last error.
@@ -128,9 +120,8 @@ static char *
 lb_stuck(json_t *b)
 {
 	char *inst = lavaapi_instance(svc.td.db), *msg, *status, *t;
-	json_t *l = lavaapi_lab_row(), *jobs, *j, *k, *c;
+	json_t *l = lavaapi_lab_row(), *jobs, *j;
 	int64_t run;
-	size_t i;
 
 	status = json_dumps(b, JSON_COMPACT);
 	xasprintf(&msg, "no lab job yet; lab health %s, last error: %s; "
@@ -154,15 +145,11 @@ lb_stuck(json_t *b)
 	}
 	free(status);
 	/* Its verification's bisections, whose runs are its progress then. */
-	json_array_foreach(lb_children(b), i, k) {
-		c = svc_status(json_integer_value(k));
-		status = json_dumps(c, JSON_COMPACT);
-		xasprintf(&t, "%s; child %s", msg, status);
-		free(status);
-		free(msg);
-		msg = t;
-		json_decref(c);
-	}
+	status = svc_children_text(b);
+	xasprintf(&t, "%s%s", msg, status);
+	free(status);
+	free(msg);
+	msg = t;
 	json_decref(l);
 	free(inst);
 	return msg;
@@ -183,27 +170,6 @@ lb_skipped(json_t *b)
 }
 
 /*
- * Runs ended in the bisection of status b and in the bisections its
- * verification started: while the children bisect the sub-ranges, the
- * parent's own runs stand still.
- */
-static int64_t
-lb_ended_runs(json_t *b)
-{
-	json_t *k, *c;
-	int64_t n = lb_runs(b, NULL) - lb_runs(b, "queued") -
-	    lb_runs(b, "running");
-	size_t i;
-
-	json_array_foreach(lb_children(b), i, k) {
-		c = svc_status(json_integer_value(k));
-		n += lb_ended_runs(c);
-		json_decref(c);
-	}
-	return n;
-}
-
-/*
  * Polls bisection id until done(status) holds and returns that status.
  * Fails once no run has ended for LB_STALL_S, in it or in the bisections
  * its verification started, with lb_stuck's words.
@@ -220,7 +186,7 @@ lb_wait(int64_t id, int (*done)(json_t *b))
 		b = svc_status(id);
 		if (done(b))
 			return b;
-		n = lb_ended_runs(b);
+		n = svc_runs_ended(b);
 		if (n != ended) {
 			ended = n;
 			idle = 0;

@@ -252,15 +252,17 @@ static char *
 lava_diag(int64_t id)
 {
 	json_t *b = svc_status(id), *r, *j;
-	char *inst = lava_instance(), *runs, *out, *n, *fail, path[160];
+	char *inst = lava_instance(), *runs, *out, *n, *fail, *kids, path[160];
 	size_t i;
 
 	runs = json_dumps(json_object_get(b, "runs"), JSON_COMPACT);
-	xasprintf(&out, "bisection %lld %s, runs %s, trouble %s; lab jobs:",
+	kids = svc_children_text(b);
+	xasprintf(&out, "bisection %lld %s, runs %s, trouble %s%s; lab jobs:",
 	    (long long)id, json_string_value(json_object_get(b, "state")),
 	    runs ? runs : "-", json_string_value(json_object_get(b,
 	    "trouble")) ? json_string_value(json_object_get(b, "trouble")) :
-	    "none");
+	    "none", kids);
+	free(kids);
 	free(runs);
 	json_decref(b);
 	snprintf(path, sizeof(path), "jobs/?description__contains=bisectd-%s"
@@ -287,27 +289,13 @@ lava_diag(int64_t id)
 	return out;
 }
 
-/* The count of id's runs that ended, in any way. */
-static int64_t
-lava_runs_ended(int64_t id)
-{
-	json_t *b = svc_status(id), *v;
-	const char *k;
-	int64_t n = 0;
-
-	json_object_foreach(json_object_get(b, "runs"), k, v)
-		if (strcmp(k, "queued") != 0 && strcmp(k, "running") != 0)
-			n += json_integer_value(v);
-	json_decref(b);
-	return n;
-}
-
 /*
  * Waits for the bisection to end: a lab run takes seconds, and under a
  * full parallel test run a whole bisection may take longer than
- * svc_wait's guard.  It gives up when no run has ended for LAVA_WAIT_S
- * (a lab job that never completes, retried for ever), and says what the
- * lab saw.  A guard against hangs, not a timing check.
+ * svc_wait's guard.  It gives up when no run has ended for LAVA_WAIT_S,
+ * in the bisection or in those its verification started (a lab job that
+ * never completes, retried for ever), and says what the lab saw.  A guard
+ * against hangs, not a timing check.
  */
 static json_t *
 lava_wait(int64_t id)
@@ -315,15 +303,16 @@ lava_wait(int64_t id)
 	const char *st;
 	json_t *b;
 	int64_t ended = -1, n;
-	int i, still = 0;
+	int still = 0;
 
-	for (i = 0; i < LAVA_WAIT_S * 25; i++) {
+	for (;;) {
 		b = svc_status(id);
 		st = json_string_value(json_object_get(b, "state"));
 		if (strcmp(st, "queued") != 0 && strcmp(st, "running") != 0)
 			return b;
+		n = svc_runs_ended(b);
 		json_decref(b);
-		if ((n = lava_runs_ended(id)) != ended) {
+		if (n != ended) {
 			ended = n;
 			still = 0;
 		} else if (++still > LAVA_WAIT_S * 5)

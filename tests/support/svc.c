@@ -294,6 +294,54 @@ svc_status(int64_t id)
 	return b;
 }
 
+/* The daemon's status names a verification's bisections by id. */
+json_t *
+svc_children(json_t *b)
+{
+	return json_object_get(json_object_get(b, "verification"),
+	    "children");
+}
+
+/* Progress of a bisection is its runs ending, its children's included. */
+int64_t
+svc_runs_ended(json_t *b)
+{
+	json_t *runs = json_object_get(b, "runs"), *v, *c;
+	const char *k;
+	int64_t n = 0;
+	size_t i;
+
+	json_object_foreach(runs, k, v)
+		if (strcmp(k, "queued") != 0 && strcmp(k, "running") != 0)
+			n += json_integer_value(v);
+	json_array_foreach(svc_children(b), i, v) {
+		c = svc_status(json_integer_value(v));
+		n += svc_runs_ended(c);
+		json_decref(c);
+	}
+	return n;
+}
+
+/* A stuck parent's message needs its children's state to be read. */
+char *
+svc_children_text(json_t *b)
+{
+	char *out = xstrdup(""), *status, *t;
+	json_t *k, *c;
+	size_t i;
+
+	json_array_foreach(svc_children(b), i, k) {
+		c = svc_status(json_integer_value(k));
+		status = json_dumps(c, JSON_COMPACT);
+		xasprintf(&t, "%s; child %s", out, status ? status : "-");
+		free(status);
+		free(out);
+		out = t;
+		json_decref(c);
+	}
+	return out;
+}
+
 /* Polls until the bisection leaves queued/running; returns its status. */
 json_t *
 svc_wait(int64_t id)

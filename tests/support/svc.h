@@ -82,6 +82,20 @@ int64_t	 svc_bisect_range(const char *good, const char *bad,
 	    const char *metric, int *existing);
 int64_t	 svc_bisect(const char *metric, int *existing);
 json_t	*svc_status(int64_t id);
+/* The ids of the bisections status b's verification started (borrowed). */
+json_t	*svc_children(json_t *b);
+/*
+ * Runs ended, in any way, in the bisection of status b and in the
+ * bisections its verification started: while the children bisect the
+ * sub-ranges the parent's own runs stand still, so a guard against a
+ * stuck bisection counts both.
+ */
+int64_t	 svc_runs_ended(json_t *b);
+/*
+ * "; child {status}" for each bisection b's verification started, for a
+ * stuck test's message ("" when none).  Caller frees.
+ */
+char	*svc_children_text(json_t *b);
 json_t	*svc_wait(int64_t id);
 /* Until no run of id is in flight or running (after a cancel). */
 void	 svc_wait_quiet(int64_t id);
