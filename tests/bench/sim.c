@@ -36,6 +36,8 @@ struct opts {
 	int		 host_runs;	/* also run the engine with 4 and 8 hosts */
 	unsigned	 trials;	/* per row of the standard table */
 	int		 verbose;
+	int		 trace;		/* --trace: every sample of the 1-host
+					   engine on stderr */
 };
 
 struct agg {
@@ -46,10 +48,43 @@ struct agg {
 	unsigned	*slist;
 };
 
-/* Feeds one world's answers to the engine, k probes per round. */
+/*
+ * One line per sample for --trace, after the engine took it: where the
+ * bisection looked, what it saw, and what the posterior made of it.  A
+ * long bisection is read off these lines (docs/statistics.md, section 9).
+ */
+static void
+trace_sample(const struct engine *e, const struct sim_world *w, uint32_t c,
+    double y, size_t n)
+{
+	struct engine_status st;
+	const char *truth;
+	char where[16];
+
+	engine_status(e, &st);
+	if (c == ENGINE_GOOD) {
+		snprintf(where, sizeof(where), "good");
+		truth = "good";
+	} else {
+		snprintf(where, sizeof(where), "%u", c);
+		truth = c == w->culprit ? "culprit" : w->bad[c] ? "bad" : "good";
+	}
+	fprintf(stderr, "trace trial %u sample %zu commit %s truth %s value %.3f "
+	    "p_bad %.4f top %u mass %.4f levels %.3f %.3f scale %.3f "
+	    "confirmed %d lbf %.2f left %zu\n", w->trial, n, where, truth, y,
+	    c == ENGINE_GOOD ? 0 : engine_prob_bad(e)[c],
+	    st.ntop > 0 ? st.top[0].commit : 0, st.ntop > 0 ? st.top[0].mass : 0,
+	    st.good_level, st.bad_level, st.scale, st.reproduced,
+	    st.change_lbf, st.candidates_left);
+}
+
+/*
+ * Feeds one world's answers to the engine, k probes per round; with trace,
+ * each sample is printed as it is taken.
+ */
 static void
 run_engine(struct sim_world *w, const struct engine_params *ep, unsigned k,
-    struct sim_result *r)
+    int trace, struct sim_result *r)
 {
 	struct engine_params p = *ep;
 	struct engine e;
@@ -60,6 +95,7 @@ run_engine(struct sim_world *w, const struct engine_params *ep, unsigned k,
 	uint8_t *built = xcalloc(w->g.n, 1);
 	unsigned rounds = 0, good_built = 0;
 	size_t i, np;
+	double y;
 
 	memset(r, 0, sizeof(*r));
 	p.metric = strcmp(w->cs->noise, "passfail") == 0 ? ENGINE_PASSFAIL :
@@ -82,8 +118,10 @@ run_engine(struct sim_world *w, const struct engine_params *ep, unsigned k,
 				good_built = 1;
 				r->samples++;
 				r->endpoint_samples++;
-				engine_add_sample(&e, c,
-				    sim_world_sample(w, SIM_NONE), NULL);
+				y = sim_world_sample(w, SIM_NONE);
+				engine_add_sample(&e, c, y, NULL);
+				if (trace)
+					trace_sample(&e, w, c, y, r->samples);
 				continue;
 			}
 			r->builds += !built[c];
@@ -94,7 +132,10 @@ run_engine(struct sim_world *w, const struct engine_params *ep, unsigned k,
 			}
 			r->samples++;
 			r->endpoint_samples += c == bad;
-			engine_add_sample(&e, c, sim_world_sample(w, c), NULL);
+			y = sim_world_sample(w, c);
+			engine_add_sample(&e, c, y, NULL);
+			if (trace)
+				trace_sample(&e, w, c, y, r->samples);
 		}
 	}
 	r->rounds[0] = rounds;
@@ -346,10 +387,10 @@ run_case(const struct sim_case *cs, const struct opts *o)
 			sim_world_reseed(&w, (unsigned)st);
 			switch (st) {
 			case ST_ENGINE:
-				run_engine(&w, &o->ep, 1, &r);
+				run_engine(&w, &o->ep, 1, o->trace, &r);
 				break;
 			case ST_STAGED:
-				run_engine(&w, &o->staged, 1, &r);
+				run_engine(&w, &o->staged, 1, 0, &r);
 				break;
 			case ST_ZERODAY:
 				sim_zeroday(&w, o->zd_runs, &r);
@@ -370,10 +411,10 @@ run_case(const struct sim_case *cs, const struct opts *o)
 				g[st].rounds[2] += r.rounds[2];
 			} else if (o->host_runs) {
 				sim_world_reseed(&w, 100);
-				run_engine(&w, &o->ep, 4, &rk);
+				run_engine(&w, &o->ep, 4, 0, &rk);
 				g[st].rounds[1] += rk.rounds[0];
 				sim_world_reseed(&w, 101);
-				run_engine(&w, &o->ep, 8, &rk);
+				run_engine(&w, &o->ep, 8, 0, &rk);
 				g[st].rounds[2] += rk.rounds[0];
 				g[st].exact8 += rk.verdict == SIM_DONE &&
 				    rk.culprit == w.culprit;
@@ -431,7 +472,7 @@ calibrate(const struct opts *o, unsigned trials, uint64_t seed)
 			samples = 0;
 			for (t = 0; t < trials; t++) {
 				sim_world_init(&w, &cs, t);
-				run_engine(&w, &o->ep, 1, &r);
+				run_engine(&w, &o->ep, 1, 0, &r);
 				rep += r.verdict != SIM_NOT_REPRODUCED;
 				samples += r.endpoint_samples;
 				sim_world_release(&w);
@@ -551,7 +592,8 @@ usage(void)
 	    "           [--drift-z Z] [--drift-check K] [--base LEVEL]\n"
 	    "           [--zeroday-runs N] [--pinpoint-attempts N]"
 	    " [--pinpoint-cap N]\n"
-	    "           [--mode shared|staged] [--calibrate[=TRIALS]] [-v]\n");
+	    "           [--mode shared|staged] [--calibrate[=TRIALS]] [-v]"
+	    " [--trace]\n");
 	exit(2);
 }
 
@@ -605,7 +647,7 @@ main(int argc, char **argv)
 		{ "drift-sd", 1, 0, 'A' }, { "drift-len", 1, 0, 'W' },
 		{ "drift-z", 1, 0, 'X' }, { "drift-check", 1, 0, 'Y' },
 		{ "base", 1, 0, 'G' }, { "mode", 1, 0, 'O' },
-		{ "repro-growth", 1, 0, 'j' },
+		{ "repro-growth", 1, 0, 'j' }, { "trace", 0, 0, 'V' },
 
 		{ 0, 0, 0, 0 },
 	};
@@ -690,6 +732,7 @@ main(int argc, char **argv)
 				usage();
 			break;
 		case 'v': o.verbose = 1; break;
+		case 'V': o.trace = 1; break;
 		default: usage();
 		}
 	}
