@@ -58,14 +58,11 @@ trace_sample(const struct engine *e, const struct sim_world *w, uint32_t c,
     double y, size_t n)
 {
 	struct engine_status st;
-	const char *truth;
-	char where[16];
+	const char *truth = "good";
+	char where[16] = "good";
 
 	engine_status(e, &st);
-	if (c == ENGINE_GOOD) {
-		snprintf(where, sizeof(where), "good");
-		truth = "good";
-	} else {
+	if (c != ENGINE_GOOD) {
 		snprintf(where, sizeof(where), "%u", c);
 		truth = c == w->culprit ? "culprit" : w->bad[c] ? "bad" : "good";
 	}
