@@ -176,3 +176,17 @@ sim_stats_capacity_binary(double pg, double pb)
 {
 	return stats_h2(0.5 * (pg + pb)) - 0.5 * (stats_h2(pg) + stats_h2(pb));
 }
+
+/* Sums the terms below k; lambda of a few tens at most, so no cancellation to fear. */
+double
+sim_stats_poisson_tail(unsigned k, double lambda)
+{
+	double term = exp(-lambda), below = 0;
+	unsigned i;
+
+	for (i = 0; i < k; i++) {
+		below += term;
+		term *= lambda / (i + 1);
+	}
+	return fmax(0, 1 - below);
+}

@@ -1,7 +1,8 @@
 /*
  * Statistics used only by the simulator (tests/bench/): the two-sample
- * rank tests of the Pinpoint baseline and the capacity C(d) of one sample
- * behind the lower bound log2(N) / C(d).  Pure functions; scratch space is
+ * rank tests of the Pinpoint baseline, the capacity C(d) of one sample
+ * behind the lower bound log2(N) / C(d), and the tail that judges the
+ * calibration table.  Pure functions; scratch space is
  * allocated and freed inside.
  */
 #ifndef TESTS_BENCH_SIM_STATS_H
@@ -34,6 +35,14 @@ double	sim_stats_capacity(const struct stats_gh *gh, double d);
  * and equiprobable inputs: the pass/fail counterpart of C(d).
  */
 double	sim_stats_capacity_binary(double pg, double pb);
+
+/*
+ * P(X >= k) for X Poisson with mean lambda: how often verdicts whose
+ * claims leave lambda wrong ones expected show k or more (the
+ * calibration table's p; the Poisson law stands in for the sum of
+ * unequal Bernoulli trials, close when each is rare).
+ */
+double	sim_stats_poisson_tail(unsigned k, double lambda);
 
 
 #endif

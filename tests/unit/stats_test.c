@@ -52,6 +52,16 @@ Test(stats, exact_tests)
 	NEAR(sim_stats_ks2(a, 5, a, 5), 1, 0);
 }
 
+/* The calibration table's tail: P(X >= k), X Poisson. */
+Test(stats, poisson_tail)
+{
+	NEAR(sim_stats_poisson_tail(0, 3.5), 1, 0);
+	NEAR(sim_stats_poisson_tail(1, 2), 1 - exp(-2), 1e-12);
+	/* 1 - e^-1 (1 + 1 + 1/2) */
+	NEAR(sim_stats_poisson_tail(3, 1), 1 - 2.5 * exp(-1), 1e-12);
+	cr_assert_lt(sim_stats_poisson_tail(4, 0.3), 3e-4);
+}
+
 Test(stats, mann_whitney_ties_use_normal_approximation)
 {
 	double a[] = { 0, 0, 0, 1, 0, 0, 0, 0, 0, 0 };
