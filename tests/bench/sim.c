@@ -212,7 +212,7 @@ calib_add(const struct sim_world *w, const struct sim_result *r)
 static void
 calib_print(void)
 {
-	unsigned tn = 0, tw = 0;
+	unsigned tn = 0, tw = 0, wrong;
 	double te = 0, expect;
 	size_t i;
 
@@ -220,16 +220,17 @@ calib_print(void)
 	printf("   %-12s %8s %10s %9s %5s %6s %8s %6s\n", "claimed", "verdicts",
 	    "mean claim", "exact%", "met", "wrong", "expected", "p");
 	for (i = 0; i < NCALIB; i++) {
+		wrong = calib[i].n - calib[i].exact;
 		expect = calib[i].n - calib[i].claimed;
 		printf("   %-12s %8u %10.4f %9.2f %5s %6u %8.1f %6.3f\n",
 		    calib[i].name, calib[i].n,
 		    calib[i].n ? calib[i].claimed / calib[i].n : NAN,
 		    calib[i].n ? 100.0 * calib[i].exact / calib[i].n : NAN,
 		    calib[i].n == 0 ? "-" : calib[i].exact >= calib[i].claimed ?
-		    "yes" : "no", calib[i].n - calib[i].exact, expect,
-		    sim_stats_poisson_tail(calib[i].n - calib[i].exact, expect));
+		    "yes" : "no", wrong, expect,
+		    sim_stats_poisson_tail(wrong, expect));
 		tn += calib[i].n;
-		tw += calib[i].n - calib[i].exact;
+		tw += wrong;
 		te += expect;
 	}
 	printf("   %-12s %8u %10s %9.2f %5s %6u %8.1f %6.3f\n", "all", tn, "",

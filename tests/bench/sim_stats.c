@@ -177,7 +177,10 @@ sim_stats_capacity_binary(double pg, double pb)
 	return stats_h2(0.5 * (pg + pb)) - 0.5 * (stats_h2(pg) + stats_h2(pb));
 }
 
-/* Sums the terms below k; lambda of a few tens at most, so no cancellation to fear. */
+/*
+ * One minus the terms below k.  For a tail far below the table's three
+ * decimals the subtraction loses its digits, which the table never shows.
+ */
 double
 sim_stats_poisson_tail(unsigned k, double lambda)
 {

@@ -44,5 +44,4 @@ double	sim_stats_capacity_binary(double pg, double pb);
  */
 double	sim_stats_poisson_tail(unsigned k, double lambda);
 
-
 #endif
