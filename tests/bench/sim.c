@@ -50,8 +50,9 @@ struct agg {
 
 /*
  * One line per sample for --trace, after the engine took it: where the
- * bisection looked, what it saw, and what the posterior made of it.  A
- * long bisection is read off these lines (docs/statistics.md, section 9).
+ * bisection looked, what it saw, and what the posterior made of it, and
+ * whether the value was one of the outlier model's wild runs.  A long
+ * bisection is read off these lines (docs/statistics.md, section 9).
  */
 static void
 trace_sample(const struct engine *e, const struct sim_world *w, uint32_t c,
@@ -68,11 +69,11 @@ trace_sample(const struct engine *e, const struct sim_world *w, uint32_t c,
 	}
 	fprintf(stderr, "trace trial %u sample %zu commit %s truth %s value %.3f "
 	    "p_bad %.4f top %u mass %.4f levels %.3f %.3f scale %.3f "
-	    "confirmed %d lbf %.2f left %zu\n", w->trial, n, where, truth, y,
-	    c == ENGINE_GOOD ? 0 : engine_prob_bad(e)[c],
+	    "confirmed %d lbf %.2f left %zu wild %d\n", w->trial, n, where,
+	    truth, y, c == ENGINE_GOOD ? 0 : engine_prob_bad(e)[c],
 	    st.ntop > 0 ? st.top[0].commit : 0, st.ntop > 0 ? st.top[0].mass : 0,
 	    st.good_level, st.bad_level, st.scale, st.reproduced,
-	    st.change_lbf, st.candidates_left);
+	    st.change_lbf, st.candidates_left, w->wild);
 }
 
 /*

@@ -52,6 +52,8 @@ struct sim_world {
 	double		 drift_sign;	/* +1 or -1, random per trial */
 	double		 drift_at;	/* step drift: when, in samples */
 	unsigned	 t;		/* samples drawn so far: the clock */
+	int		 wild;		/* the last value came from the outlier
+					   model's wild runs */
 	struct sim_rng	 rng;		/* noise; reseeded per strategy */
 };
 

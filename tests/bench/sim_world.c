@@ -284,7 +284,8 @@ noise(struct sim_world *w)
 		return sim_rng_norm(r) / sqrt(c / 3) / sqrt(3);
 	}
 	if (strcmp(m, "outlier") == 0) {
-		if (sim_rng_unif(r) < 0.05)
+		w->wild = sim_rng_unif(r) < 0.05;
+		if (w->wild)
 			return (2 * sim_rng_unif(r) - 1) * 30;
 		return sim_rng_norm(r);
 	}
@@ -302,6 +303,7 @@ sim_world_sample(struct sim_world *w, uint32_t commit)
 	double dr = drift(w);
 
 	w->t++;
+	w->wild = 0;
 	if (strcmp(w->cs->noise, "passfail") == 0)
 		return sim_rng_unif(&w->rng) < (bad ? w->cs->pb : w->cs->pg);
 	return w->base + (bad ? w->delta : 0) + dr + noise(w);
