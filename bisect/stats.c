@@ -409,10 +409,16 @@ stats_compare(const double *a, size_t na, const double *b, size_t nb,
 	out->p = stats_t_sf2(out->t, out->df);
 }
 
-/* The constant of the Student-t density, apart so loops can add it once. */
+/*
+ * The constant of the Student-t density, apart so loops can add it once;
+ * nu = INFINITY, the engine's normal likelihood, gives the normal's
+ * constant instead of the NaN of infinite lgammas.
+ */
 double
 stats_t_lognorm(double nu)
 {
+	if (isinf(nu))
+		return -0.5 * log(2 * M_PI);
 	return lgamma(0.5 * (nu + 1)) - lgamma(0.5 * nu) - 0.5 * log(nu * M_PI);
 }
 

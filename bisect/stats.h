@@ -125,7 +125,10 @@ struct stats_cmp {
 void	stats_compare(const double *a, size_t na, const double *b, size_t nb,
 	    struct stats_cmp *out);
 
-/* Log density of Student-t with nu degrees of freedom at z (unit scale). */
+/*
+ * Log density of Student-t with nu degrees of freedom at z (unit scale);
+ * nu = INFINITY is the normal density, as for stats_t_logratio.
+ */
 double	stats_t_logpdf(double z, double nu);
 
 /* Constant part of stats_t_logpdf, so hot loops can add it once. */

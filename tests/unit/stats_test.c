@@ -27,6 +27,9 @@ Test(stats, student_t_density_and_tails)
 	NEAR(stats_t_logpdf(0, 1), -log(M_PI), 1e-12);
 	/* nu = 4 at 1: Gamma(5/2) / (Gamma(2) sqrt(4 pi)) * 1.25^-2.5. */
 	NEAR(stats_t_logpdf(1, 4), log(0.375 * pow(1.25, -2.5)), 1e-9);
+	/* The engine's normal likelihood is nu = INFINITY: phi(1). */
+	NEAR(stats_t_logpdf(1, INFINITY), -0.5 - 0.5 * log(2 * M_PI), 1e-12);
+	NEAR(stats_t_logpdf(1, 1e7), stats_t_logpdf(1, INFINITY), 1e-6);
 	NEAR(stats_t_sf2(2.776445, 4), 0.05, 1e-5);
 	NEAR(stats_t_sf2(12.7062, 1), 0.05, 1e-5);
 	NEAR(stats_t_sf2(2.042272, 30), 0.05, 1e-5);
