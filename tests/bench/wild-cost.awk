@@ -2,13 +2,14 @@
 # model's wild runs cost: the trials by their number of wild runs, the
 # mean samples of each group and the cost per wild run against the
 # trials without one; then the trials with exactly one wild run by where
-# it fell (an endpoint or a candidate; near the other side's level,
-# between the levels, or beyond both).
+# it fell (an endpoint or a candidate; within 2.5 sd of the other side's
+# level, between the levels, or beyond both).  The bad endpoint is the
+# highest commit index the row sampled: every bisection samples it.
 $1 == "trace" {
 	t = $3; k = ++n[t]
 	val[t, k] = $11; side[t, k] = ($9 == "good") ? "g" : "b"
-	at[t, k] = ($7 == "good" || $7 == "999") ? "endpoint" : "candidate"
-	wild[t, k] = $30
+	commit[t, k] = $7; wild[t, k] = $30
+	if ($7 != "good" && $7 + 0 > badc) badc = $7 + 0
 	if ($5 > last[t]) last[t] = $5
 }
 # The middle of a[1..m], sorted in place (plain awk has no sort).
@@ -30,23 +31,33 @@ END {
 				else b[++nb] = val[t, i]
 			}
 		lg = median(g, ng); lb = median(b, nb)
+		lo = lg < lb ? lg : lb; hi = lg < lb ? lb : lg
 		w = 0
 		for (i = 1; i <= n[t]; i++) {
 			if (!wild[t, i]) continue
 			w++
 			other = side[t, i] == "g" ? lb : lg
-			lo = lg < lb ? lg : lb; hi = lg < lb ? lb : lg
 			d = val[t, i] - other; if (d < 0) d = -d
 			where = d < 2.5 ? "near the other level" : \
 			    (val[t, i] > lo && val[t, i] < hi) ? "between the levels" : \
 			    "beyond both"
-			kind = at[t, i] ", " where
+			at = (commit[t, i] == "good" || commit[t, i] + 0 == badc) ? \
+			    "endpoint" : "candidate"
+			kind = at ", " where
 		}
 		trials[w]++; sum[w] += last[t]; all++; tot += last[t]; wsum += w
 		if (w == 1) { one[kind]++; onesum[kind] += last[t] }
 	}
-	base = sum[0] / trials[0]
+	if (all == 0) {
+		print "no trace lines (run sim with --trace, 2>&1)"
+		exit 1
+	}
 	printf "trials %d, samples %.2f, wild runs per trial %.2f\n", all, tot / all, wsum / all
+	if (!(0 in trials)) {
+		print "every trial had a wild run: no trials without one to price them against"
+		exit 0
+	}
+	base = sum[0] / trials[0]
 	printf "%-6s %7s %8s %10s\n", "wild", "trials", "samples", "per wild"
 	for (w = 0; w in trials; w++)
 		printf "%-6d %7d %8.2f %10s\n", w, trials[w], sum[w] / trials[w], \
