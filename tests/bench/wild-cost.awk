@@ -46,6 +46,7 @@ END {
 			kind = at ", " where
 		}
 		trials[w]++; sum[w] += last[t]; all++; tot += last[t]; wsum += w
+		if (w > wmax) wmax = w
 		if (w == 1) { one[kind]++; onesum[kind] += last[t] }
 	}
 	if (all == 0) {
@@ -59,9 +60,11 @@ END {
 	}
 	base = sum[0] / trials[0]
 	printf "%-6s %7s %8s %10s\n", "wild", "trials", "samples", "per wild"
-	for (w = 0; w in trials; w++)
-		printf "%-6d %7d %8.2f %10s\n", w, trials[w], sum[w] / trials[w], \
-		    w ? sprintf("%.2f", (sum[w] / trials[w] - base) / w) : "-"
+	for (w = 0; w <= wmax; w++)
+		if (w in trials)
+			printf "%-6d %7d %8.2f %10s\n", w, trials[w], \
+			    sum[w] / trials[w], \
+			    w ? sprintf("%.2f", (sum[w] / trials[w] - base) / w) : "-"
 	printf "one wild run, by where it fell:\n"
 	for (k in one)
 		printf "  %-36s %5d trials %8.2f samples (%+.2f)\n", k, one[k], \
