@@ -13,7 +13,29 @@
 #include "common/xmalloc.h"
 #include "tests/support/tst.h"
 
-TestSuite(wild_cost, .fini = tst_leak_check);
+/*
+ * The suite's temp dir: made before each test and removed after it,
+ * also after a failed assertion.
+ */
+static char *wild_dir;
+
+static void
+wild_init(void)
+{
+	cr_assert_not_null(wild_dir = tst_tmpdir("wildcost"));
+}
+
+static void
+wild_fini(void)
+{
+	if (wild_dir != NULL)
+		tst_rmrf(wild_dir);
+	free(wild_dir);
+	wild_dir = NULL;
+	tst_leak_check();
+}
+
+TestSuite(wild_cost, .init = wild_init, .fini = wild_fini);
 
 static const char *const wild_cost_awks[] = { "awk", "mawk", "gawk" };
 
@@ -60,14 +82,14 @@ static void
 run_case(const struct wild_case *wc)
 {
 	const char *src = getenv("BISECTD_SRCDIR");
-	char *dir = tst_tmpdir("wildcost"), *text, *trace, *script, *out;
+	char *text, *trace, *script, *out;
 	const char *const *line;
 	size_t i, ran = 0;
 	int status;
 
 	cr_assert_not_null(src, "BISECTD_SRCDIR is not set");
 	text = wc->raw != NULL ? xstrdup(wc->raw) : trace_text(wc->rows);
-	trace = tst_write_file(dir, "trace", text);
+	trace = tst_write_file(wild_dir, "trace", text);
 	cr_assert_not_null(trace);
 	xasprintf(&script, "%s/tests/bench/wild-cost.awk", src);
 	for (i = 0; i < sizeof(wild_cost_awks) / sizeof(wild_cost_awks[0]);
@@ -94,8 +116,6 @@ run_case(const struct wild_case *wc)
 	free(script);
 	free(trace);
 	free(text);
-	tst_rmrf(dir);
-	free(dir);
 }
 
 /*
