@@ -20,7 +20,8 @@ const struct config_key config_lab_keys[CONFIG_LAB_NKEYS] = {
 	KEYE(config_lab, type, config_lab_type_words, "lava", RESTART,
 	    "Lab engine: lava."),
 	KEY(config_lab, url, string, REQ | CONFIG_KEY_URL, 0, 0, NULL, RESTART,
-	    "Base URL of the lab's server, http:// or https://."),
+	    "Base URL of the lab's server, http:// or https://; the token "
+	    "goes to this server alone, also when a reply links elsewhere."),
 	KEY(config_lab, token_file, path, REQ, 0, 0, NULL, RESTART,
 	    "File holding the API token, read when the lab is contacted and "
 	    "never shown."),

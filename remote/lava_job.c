@@ -141,8 +141,8 @@ lava_job_tests_done(void *arg, long status, const char *body, size_t len,
 		lava_job_infra(r, msg);
 		return;
 	}
-	if (lava_result_page(&r->res, body, len, r->l->lab.build_case, &next,
-	    &perr) < 0) {
+	if (lava_result_page(&r->res, body, len, r->l->lab.build_case,
+	    r->l->base, &next, &perr) < 0) {
 		struct step_result sr = { .outcome = STEP_FAILED,
 		    .phase = STEP_PHASE_COLLECT, .host = r->l->lab.name };
 

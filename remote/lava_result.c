@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "common/names.h"
 #include "common/xmalloc.h"
 #include "remote/lava_result.h"
 
@@ -83,12 +84,27 @@ lava_result_case(struct lava_result *r, json_t *c, const char *build_case,
 	if (build_case != NULL && strcmp(name, build_case) == 0 &&
 	    strcmp(res, "fail") == 0)
 		r->build_failed = true;
-	if (!json_is_string(mj))
+	if (json_is_number(mj)) {
+		v = json_number_value(mj);
+	} else if (json_is_string(mj)) {
+		v = strtod(json_string_value(mj), &end);
+		if (end == json_string_value(mj) || *end != '\0')
+			v = NAN;
+	} else {
 		return 0;
-	v = strtod(json_string_value(mj), &end);
-	if (end == json_string_value(mj) || *end != '\0' || !isfinite(v))
+	}
+	if (!bd_metric_name_valid(name))
+		return bd_error_set(err, -EINVAL, "test case \"%.64s%s\" is "
+		    "not a valid metric name (printable, up to %d bytes, no "
+		    "comma)", name, strlen(name) > 64 ? "..." : "",
+		    BD_METRIC_NAME_MAX);
+	if (!isfinite(v))
 		return bd_error_set(err, -EINVAL, "test case %s: measurement "
-		    "'%s' is not a number", name, json_string_value(mj));
+		    "'%.64s' is not a number", name, json_is_string(mj) ?
+		    json_string_value(mj) : "inf");
+	if (r->metrics.n >= LAVA_RESULT_MAX_METRICS)
+		return bd_error_set(err, -EINVAL, "more than %d measured test "
+		    "cases", LAVA_RESULT_MAX_METRICS);
 	for (i = 0; i < r->metrics.n; i++)
 		if (strcmp(r->metrics.v[i].name, name) == 0)
 			return bd_error_set(err, -EINVAL, "test case %s "
@@ -97,16 +113,56 @@ lava_result_case(struct lava_result *r, json_t *c, const char *build_case,
 	return 0;
 }
 
+/* Where a URL's "scheme://authority" ends; 0 when it has none. */
+static size_t
+lava_result_origin_len(const char *url)
+{
+	const char *p = strstr(url, "://");
+
+	if (p == NULL || p == url || strcspn(url, "/?#") < (size_t)(p - url))
+		return 0;
+	return (size_t)(p + 3 - url) + strcspn(p + 3, "/?#");
+}
+
+/*
+ * The lab's link to the next page, moved onto base: LAVA writes it with
+ * the host it was asked by, and a link to any other host would take the
+ * token there.
+ */
+static int
+lava_result_next(const char *base, const char *link, char **next,
+    struct bd_error *err)
+{
+	size_t olen = lava_result_origin_len(base), plen;
+	const char *path = link + lava_result_origin_len(link), *p;
+
+	plen = strlen(base) - olen;
+	for (p = path; *p != '\0'; p++)
+		if (*p <= ' ' || *p >= 0x7f)
+			break;
+	if (olen == 0 || *p != '\0' || strncmp(path, base + olen, plen) != 0 ||
+	    strncmp(path + plen, "/api/", 5) != 0)
+		return bd_error_set(err, -EINVAL, "test cases: the next page's "
+		    "link \"%.80s\" is not under %s/api/", link, base);
+	xasprintf(next, "%.*s%s", (int)olen, base, path);
+	return 0;
+}
+
 int
 lava_result_page(struct lava_result *r, const char *body, size_t len,
-    const char *build_case, char **next, struct bd_error *err)
+    const char *build_case, const char *base, char **next,
+    struct bd_error *err)
 {
 	json_error_t je;
-	json_t *root = json_loadb(body, len, 0, &je), *res, *c, *nx;
+	json_t *root, *res, *c, *nx;
 	size_t i;
 	int rc = 0;
 
 	*next = NULL;
+	if (++r->pages > LAVA_RESULT_MAX_PAGES)
+		return bd_error_set(err, -EINVAL, "test cases: more than %d "
+		    "pages", LAVA_RESULT_MAX_PAGES);
+	root = json_loadb(body, len, 0, &je);
 	if (root == NULL)
 		return bd_error_set(err, -EINVAL, "test cases: not JSON: %s",
 		    je.text);
@@ -120,7 +176,7 @@ lava_result_page(struct lava_result *r, const char *body, size_t len,
 			break;
 	nx = json_object_get(root, "next");
 	if (rc == 0 && json_is_string(nx))
-		*next = xstrdup(json_string_value(nx));
+		rc = lava_result_next(base, json_string_value(nx), next, err);
 	json_decref(root);
 	return rc;
 }

@@ -163,6 +163,9 @@ Test(lab, config_checks_the_lab_section)
 	free(dir);
 }
 
+/* The lab's url as the daemon has it (no trailing '/'). */
+#define LAB_BASE	"http://127.0.0.1:8000"
+
 /* A page as LAVA 2023.01 answers it (trimmed from a real reply). */
 static const char lab_page1[] =
 "{\"count\":5,\"next\":\"http://lab/api/v0.2/jobs/9/tests/?limit=2&offset=2\","
@@ -191,9 +194,10 @@ Test(lab, test_case_pages_fold_into_a_result)
 
 	lava_result_init(&r);
 	cr_assert_eq(lava_result_page(&r, lab_page1, strlen(lab_page1),
-	    "build", &next, &err), 0, "%s", err.msg);
-	cr_assert_str_eq(next, "http://lab/api/v0.2/jobs/9/tests/?limit=2&"
-	    "offset=2");
+	    "build", LAB_BASE, &next, &err), 0, "%s", err.msg);
+	/* LAVA names the host it believes it has; the base's host is kept. */
+	cr_assert_str_eq(next, "http://127.0.0.1:8000/api/v0.2/jobs/9/tests/?"
+	    "limit=2&offset=2");
 	free(next);
 	cr_assert_eq(r.metrics.n, 1);
 	cr_expect_str_eq(r.metrics.v[0].name, "runtime_ms");
@@ -202,7 +206,7 @@ Test(lab, test_case_pages_fold_into_a_result)
 	cr_expect_eq(r.metrics.v[0].index, 0);
 	cr_expect(!r.build_failed);
 	cr_assert_eq(lava_result_page(&r, lab_page2, strlen(lab_page2),
-	    "build", &next, &err), 0, "%s", err.msg);
+	    "build", LAB_BASE, &next, &err), 0, "%s", err.msg);
 	cr_expect_null(next);
 	cr_expect(r.build_failed);
 	cr_expect_str_eq(r.error_type, "Infrastructure");
@@ -210,7 +214,7 @@ Test(lab, test_case_pages_fold_into_a_result)
 	cr_expect_eq(r.metrics.n, 1);
 	/* The same case twice, or a measurement that is no number: refused. */
 	cr_expect_eq(lava_result_page(&r, lab_page1, strlen(lab_page1),
-	    "build", &next, &err), -EINVAL);
+	    "build", LAB_BASE, &next, &err), -EINVAL);
 	cr_expect_not_null(strstr(err.msg, "twice"), "%s", err.msg);
 	free(next);
 	lava_result_release(&r);
@@ -219,12 +223,142 @@ Test(lab, test_case_pages_fold_into_a_result)
 		    "\"result\":\"pass\",\"measurement\":\"1.2.3\"}]}";
 
 		cr_expect_eq(lava_result_page(&r, bad, strlen(bad), "build",
-		    &next, &err), -EINVAL);
+		    LAB_BASE, &next, &err), -EINVAL);
 	}
 	cr_expect_not_null(strstr(err.msg, "not a number"), "%s", err.msg);
 	lava_result_release(&r);
-	cr_expect_eq(lava_result_page(&r, "[]", 2, "build", &next, &err),
-	    -EINVAL);
+	cr_expect_eq(lava_result_page(&r, "[]", 2, "build", LAB_BASE, &next,
+	    &err), -EINVAL);
+	lava_result_release(&r);
+}
+
+/* One page a lab might send, and what lava_result_page must make of it. */
+struct lab_page_case {
+	const char	*what;
+	const char	*base;
+	const char	*body;
+	int		 rc;
+	const char	*next;		/* expected URL, NULL: none */
+	const char	*msg;		/* in the error when rc < 0 */
+	size_t		 nmetrics;	/* when rc == 0 */
+};
+
+#define LAB_CASE(nx, extra)						\
+	"{\"next\":" nx ",\"results\":[{\"name\":\"ops\",\"result\":"	\
+	"\"pass\",\"measurement\":\"1.5\",\"metadata\":\"definition: b\\n\"}"	\
+	extra "]}"
+
+static const struct lab_page_case lab_page_cases[] = {
+	{ "a link to another host keeps only its path and query",
+	  "https://lab.example/lava",
+	  LAB_CASE("\"http://127.0.0.1:9/lava/api/v0.2/jobs/3/tests/?offset=2\"",
+	  ""), 0, "https://lab.example/lava/api/v0.2/jobs/3/tests/?offset=2",
+	  NULL, 1 },
+	{ "userinfo cannot smuggle a host", LAB_BASE,
+	  LAB_CASE("\"http://127.0.0.1:8000@127.0.0.1:9/api/v0.2/x/?o=2\"", ""),
+	  0, LAB_BASE "/api/v0.2/x/?o=2", NULL, 1 },
+	{ "a relative link", LAB_BASE,
+	  LAB_CASE("\"/api/v0.2/jobs/3/tests/?offset=2\"", ""), 0,
+	  LAB_BASE "/api/v0.2/jobs/3/tests/?offset=2", NULL, 1 },
+	{ "a link outside the API", LAB_BASE,
+	  LAB_CASE("\"http://127.0.0.1:8000/accounts/logout/\"", ""), -EINVAL,
+	  NULL, "is not under", 0 },
+	{ "a link outside the base's path", "http://127.0.0.1:8000/lava",
+	  LAB_CASE("\"http://127.0.0.1:8000/lavax/api/v0.2/\"", ""), -EINVAL,
+	  NULL, "is not under", 0 },
+	{ "a scheme in the query is no host", LAB_BASE,
+	  LAB_CASE("\"/api/?u=http://127.0.0.1:9/\"", ""), 0,
+	  LAB_BASE "/api/?u=http://127.0.0.1:9/", NULL, 1 },
+	{ "a link with a space or a newline", LAB_BASE,
+	  LAB_CASE("\"/api/v0.2/x/?a=b\\r\\nHost: y\"", ""), -EINVAL, NULL,
+	  "is not under", 0 },
+	{ "a measurement as a JSON number", LAB_BASE,
+	  LAB_CASE("null", ",{\"name\":\"n\",\"result\":\"pass\","
+	  "\"measurement\":2.5}"), 0, NULL, NULL, 2 },
+	{ "a measured case whose name is no metric name", LAB_BASE,
+	  LAB_CASE("null", ",{\"name\":\"a\\nb\",\"result\":\"pass\","
+	  "\"measurement\":\"2\"}"), -EINVAL, NULL,
+	  "not a valid metric name", 0 },
+	{ "a comma in a measured case's name", LAB_BASE,
+	  LAB_CASE("null", ",{\"name\":\"a,b\",\"result\":\"pass\","
+	  "\"measurement\":\"2\"}"), -EINVAL, NULL,
+	  "not a valid metric name", 0 },
+	{ "an unmeasured case's name is not a metric", LAB_BASE,
+	  LAB_CASE("null", ",{\"name\":\"a\\tb\",\"result\":\"pass\","
+	  "\"measurement\":null}"), 0, NULL, NULL, 1 },
+};
+
+/* Every case of lab_page_cases through a fresh result. */
+Test(lab, test_case_pages_from_a_hostile_lab)
+{
+	size_t i;
+
+	for (i = 0; i < sizeof(lab_page_cases) / sizeof(lab_page_cases[0]);
+	    i++) {
+		const struct lab_page_case *c = &lab_page_cases[i];
+		struct lava_result r;
+		struct bd_error err = { 0 };
+		char *next = NULL;
+		int rc;
+
+		lava_result_init(&r);
+		rc = lava_result_page(&r, c->body, strlen(c->body), "build",
+		    c->base, &next, &err);
+		cr_expect_eq(rc, c->rc, "%s: rc %d (%s)", c->what, rc,
+		    err.msg);
+		if (c->next != NULL)
+			cr_expect(next != NULL && strcmp(next, c->next) == 0,
+			    "%s: next %s", c->what, next ? next : "(null)");
+		else
+			cr_expect_null(next, "%s: next %s", c->what, next);
+		if (c->msg != NULL)
+			cr_expect_not_null(strstr(err.msg, c->msg), "%s: %s",
+			    c->what, err.msg);
+		if (rc == 0)
+			cr_expect_eq(r.metrics.n, c->nmetrics, "%s: %zu metrics",
+			    c->what, r.metrics.n);
+		free(next);
+		lava_result_release(&r);
+	}
+}
+
+/* A lab that never stops paging, or measures without end, is cut off. */
+Test(lab, test_case_pages_and_metrics_are_bounded)
+{
+	static const char empty[] = "{\"next\":\"/api/v0.2/x/\",\"results\":[]}";
+	struct lava_result r;
+	struct bd_error err = { 0 };
+	char *next, *body, *p;
+	size_t i, n;
+	int rc = 0;
+
+	lava_result_init(&r);
+	for (i = 0; i <= LAVA_RESULT_MAX_PAGES && rc == 0; i++) {
+		rc = lava_result_page(&r, empty, strlen(empty), "build",
+		    LAB_BASE, &next, &err);
+		free(next);
+	}
+	cr_expect_eq(rc, -EINVAL);
+	cr_expect_eq(i, LAVA_RESULT_MAX_PAGES + 1, "cut off after %zu", i);
+	cr_expect_not_null(strstr(err.msg, "pages"), "%s", err.msg);
+	lava_result_release(&r);
+
+	/* One page with a case more than the bound, all names distinct. */
+	n = LAVA_RESULT_MAX_METRICS + 1;
+	body = p = xcalloc(n * 64 + 64, 1);
+	p += sprintf(p, "{\"next\":null,\"results\":[");
+	for (i = 0; i < n; i++)
+		p += sprintf(p, "%s{\"name\":\"m%zu\",\"result\":\"pass\","
+		    "\"measurement\":\"1\"}", i ? "," : "", i);
+	sprintf(p, "]}");
+	rc = lava_result_page(&r, body, strlen(body), "build", LAB_BASE, &next,
+	    &err);
+	cr_expect_eq(rc, -EINVAL);
+	cr_expect_not_null(strstr(err.msg, "measured test cases"), "%s",
+	    err.msg);
+	cr_expect_eq(r.metrics.n, LAVA_RESULT_MAX_METRICS);
+	free(next);
+	free(body);
 	lava_result_release(&r);
 }
 
