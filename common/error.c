@@ -70,6 +70,17 @@ bd_utf8_char(const unsigned char *s, size_t left)
 	return forms[f].len;
 }
 
+/* Log lines and bisectctl's output must not carry what drives a terminal. */
+int
+bd_utf8_control(const unsigned char *s, size_t left)
+{
+	if (s[0] < 0x20 || s[0] == 0x7f)
+		return 1;
+	if (s[0] == 0xc2 && left >= 2 && s[1] >= 0x80 && s[1] <= 0x9f)
+		return 2;
+	return 0;
+}
+
 /* Byte limits (%.64s, fixed buffers) cut anywhere; JSON needs characters. */
 char *
 bd_utf8_fix(char *s)

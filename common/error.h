@@ -42,5 +42,12 @@ char *bd_utf8_fix(char *s);
  * UTF-8 decoder of the tree.
  */
 int	bd_utf8_char(const unsigned char *s, size_t left);
+/*
+ * The length of the control character at s (left bytes available, left >=
+ * 1): 1 for a C0 control or DEL, 2 for a C1 control in UTF-8 (U+0080 to
+ * U+009F, bytes c2 80 to c2 9f), 0 for anything else.  Terminals act on
+ * these, so text from outside shows none of them to people.
+ */
+int	bd_utf8_control(const unsigned char *s, size_t left);
 
 #endif

@@ -6,6 +6,7 @@
 #include <syslog.h>
 #include <time.h>
 
+#include "common/error.h"
 #include "common/log.h"
 
 static int log_foreground = 1;
@@ -45,16 +46,63 @@ log_set_level(enum log_level level)
 	log_threshold = level;
 }
 
+/* Writes the escape of one byte into out (at least 5 bytes); its length. */
+static size_t
+log_escape_byte(char *out, unsigned char c)
+{
+	if (c == '\n' || c == '\r' || c == '\t')
+		return (size_t)snprintf(out, 5, "\\%c",
+		    c == '\n' ? 'n' : c == '\r' ? 'r' : 't');
+	return (size_t)snprintf(out, 5, "\\x%02x", c);
+}
+
+/*
+ * Copies src into dst (size bytes, always NUL-terminated) with control
+ * characters and bytes that start no valid UTF-8 character escaped, because
+ * text from test machines, labs and commit messages must neither forge a
+ * log line with a newline nor drive the terminal of whoever reads the log.
+ * An escape or character that does not fit is left out whole.
+ */
+static void
+log_escape(char *dst, size_t size, const char *src)
+{
+	const unsigned char *p = (const unsigned char *)src;
+	size_t left = strlen(src), o = 0, len, k;
+	char unit[4 * 5];
+	int n;
+
+	while (left > 0) {
+		n = bd_utf8_char(p, left);
+		if (n > 0 && bd_utf8_control(p, (size_t)n) == 0) {
+			memcpy(unit, p, (size_t)n);
+			len = (size_t)n;
+		} else {
+			if (n <= 0)
+				n = 1;
+			for (k = 0, len = 0; k < (size_t)n; k++)
+				len += log_escape_byte(unit + len, p[k]);
+		}
+		if (o + len >= size)
+			break;
+		memcpy(dst + o, unit, len);
+		o += len;
+		p += n;
+		left -= (size_t)n;
+	}
+	dst[o] = '\0';
+}
+
 /*
  * One formatting path for every level, so all lines look alike.  errno is
  * saved and restored, so a caller may log between a failing call and the
- * code that reads its errno.
+ * code that reads its errno.  The message is cut at 2047 bytes before it
+ * is escaped, so escapes (at most four bytes for one) are never cut.
  */
 static void
 log_vwrite(enum log_level level, const char *errstr, const char *fmt,
     va_list ap)
 {
-	char msg[2048];
+	char raw[2048], msg[4 * sizeof(raw)], err[4 * 128];
 	char stamp[32];
 	struct timespec ts;
 	struct tm tm;
@@ -62,10 +110,13 @@ log_vwrite(enum log_level level, const char *errstr, const char *fmt,
 
 	if (level > log_threshold)
 		return;
-	vsnprintf(msg, sizeof(msg), fmt, ap);
+	vsnprintf(raw, sizeof(raw), fmt, ap);
+	log_escape(msg, sizeof(msg), raw);
+	if (errstr != NULL)
+		log_escape(err, sizeof(err), errstr);
 	if (!log_foreground) {
 		if (errstr != NULL)
-			syslog(log_syslog_prio[level], "%s: %s", msg, errstr);
+			syslog(log_syslog_prio[level], "%s: %s", msg, err);
 		else
 			syslog(log_syslog_prio[level], "%s", msg);
 		errno = saved_errno;
@@ -76,7 +127,7 @@ log_vwrite(enum log_level level, const char *errstr, const char *fmt,
 	strftime(stamp, sizeof(stamp), "%Y-%m-%dT%H:%M:%SZ", &tm);
 	if (errstr != NULL)
 		fprintf(stderr, "%s %s[%s] %s: %s\n", stamp, log_progname,
-		    name_of(log_level_words, level), msg, errstr);
+		    name_of(log_level_words, level), msg, err);
 	else
 		fprintf(stderr, "%s %s[%s] %s\n", stamp, log_progname,
 		    name_of(log_level_words, level), msg);

@@ -3,7 +3,8 @@
  * otherwise.  Only daemon/ and the programs' main files call the log_*
  * functions; library modules return a struct bd_error instead.  The level
  * enum and its name table live here so config/ can parse log_level without
- * reaching into daemon/.
+ * reaching into daemon/.  Control characters and bytes that are not UTF-8
+ * are written escaped (\n, \x1b), so one call is always one line.
  */
 #ifndef COMMON_LOG_H
 #define COMMON_LOG_H
