@@ -5,7 +5,8 @@
  * here adds how the reply prints for people (ctl/print.c) and bisectctl's
  * own arguments.  --json prints the reply line as the daemon sent it.
  * watch and status --follow keep a connection open and read the daemon's
- * event stream.
+ * event stream.  Text for people goes through ctl/termout.c, so no
+ * control character from a reply reaches the terminal; JSON does not.
  *
  * Exit status: 0 ok, 1 the daemon answered with an error (or a followed
  * bisection ended failed or cancelled), 2 the daemon could not be reached,
@@ -27,6 +28,7 @@
 #include "ctl/print.h"
 #include "ctl/report_html.h"
 #include "ctl/stream.h"
+#include "ctl/termout.h"
 
 /* The other exit statuses are enum client_result's values. */
 #define EXIT_USAGE	64
@@ -496,6 +498,21 @@ help_main(int argc, char **argv)
 	return 0;
 }
 
+/*
+ * Whether the command prints JSON: --json, the command's own --json, or a
+ * reply shown as pretty JSON.  jansson has escaped what needs escaping
+ * there, and a program reading it must get its bytes unchanged.
+ */
+static int
+ctl_prints_json(const struct ctlcmd *cmd, const struct ctlopts *o)
+{
+	if (o->raw || (o->pflags & PRINT_JSON))
+		return 1;
+	if (cmd->row->flags & PROTO_CMD_STREAMS)
+		return 0;
+	return cmd->side->print == NULL || cmd->side->print == print_json;
+}
+
 /* Global options first, then the command and its own arguments. */
 int
 main(int argc, char **argv)
@@ -510,6 +527,7 @@ main(int argc, char **argv)
 	struct ctlcmd cmd;
 	int ch, nargs, i;
 
+	stderr = termout_open(stderr);
 	memset(&o, 0, sizeof(o));
 	o.path = client_default_socket();
 	/* "+": options after the command belong to the command. */
@@ -533,8 +551,10 @@ main(int argc, char **argv)
 		fprintf(stderr, "bisectctl: unknown command %s\n", argv[0]);
 		usage();
 	}
-	if (cmd.side->offline != NULL)
+	if (cmd.side->offline != NULL) {
+		stdout = termout_open(stdout);
 		return cmd.side->offline(argc, argv);
+	}
 	/*
 	 * `bisectctl hosts --json` means what `bisectctl --json hosts` does;
 	 * `report ID --json` asks for the report's data instead.
@@ -548,5 +568,7 @@ main(int argc, char **argv)
 			o.raw = 1;
 	}
 	argv[nargs] = NULL;
+	if (!ctl_prints_json(&cmd, &o))
+		stdout = termout_open(stdout);
 	return run(&cmd, &o, nargs, argv);
 }

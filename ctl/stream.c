@@ -11,6 +11,7 @@
 #include "ctl/client.h"
 #include "ctl/print.h"
 #include "ctl/stream.h"
+#include "ctl/termout.h"
 
 /* Where --follow is: what was printed last, and how to print. */
 struct follow {
@@ -49,9 +50,11 @@ follow_width(void)
 static void
 follow_show(struct follow *f, const char *text, int end)
 {
-	if (f->tty && !f->raw)
-		printf("\r\033[K%.*s%s", follow_width(), text, end ? "\n" : "");
-	else if (f->last == NULL || strcmp(f->last, text) != 0)
+	if (f->tty && !f->raw) {
+		/* Ours, so past the filter; text itself is filtered. */
+		termout_raw(stdout, "\r\033[K");
+		printf("%.*s%s", follow_width(), text, end ? "\n" : "");
+	} else if (f->last == NULL || strcmp(f->last, text) != 0)
 		printf("%s\n", text);
 	fflush(stdout);
 	free(f->last);

@@ -1,0 +1,215 @@
+/*
+ * Hostile text through bisectctl to the operator's terminal, against the
+ * real daemon holding real content: a commit whose subject carries an
+ * escape sequence (set the terminal's title, BEL) and a C1 control (CSI
+ * in UTF-8), bisected in a repository the test makes, and a host name of
+ * the same kind sent over the socket.  What bisectctl prints for people
+ * shows '?' for each control and the rest of the line as it was; --json
+ * prints the daemon's reply byte for byte.
+ */
+#include <criterion/criterion.h>
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <jansson.h>
+
+#include "common/xmalloc.h"
+#include "tests/support/daemon.h"
+#include "tests/support/tst.h"
+
+/* The subject of the bad commit, and how bisectctl must show it. */
+#define HOSTILE_SUBJECT	"mm: \x1b]0;pwned\x07" "fix \xc2\x9b" "31m leak \xc3\xa9"
+#define HOSTILE_SHOWN	"mm: ?]0;pwned?fix ?31m leak \xc3\xa9"
+
+static struct tst_daemon td;
+/* Strings a test holds, freed by the fini also after a failed assertion. */
+static char	*ctl_hostile_held[8];
+
+/* Hands s to the fini; returns s. */
+static char *
+ctl_hostile_hold(char *s)
+{
+	size_t i;
+
+	for (i = 0; i < 8 && ctl_hostile_held[i] != NULL; i++)
+		;
+	cr_assert_lt(i, 8);
+	ctl_hostile_held[i] = s;
+	return s;
+}
+
+static void
+ctl_hostile_cleanup(void)
+{
+	size_t i;
+
+	tst_daemon_release(&td);
+	for (i = 0; i < 8; i++) {
+		free(ctl_hostile_held[i]);
+		ctl_hostile_held[i] = NULL;
+	}
+	tst_leak_check();
+}
+
+TestSuite(ctl_hostile, .fini = ctl_hostile_cleanup, .timeout = 120);
+
+/* git -C repo with these words; the test fails when git does. */
+#define GIT(repo, ...) cr_assert_eq(tst_run((char *[]){ "git", "-C", \
+    (char *)(repo), __VA_ARGS__, NULL }), 0, "git failed")
+
+/* The full id of rev in repo. */
+static void
+ctl_hostile_rev(const char *repo, const char *rev, char sha[41])
+{
+	char *argv[] = { "git", "-C", (char *)repo, "rev-parse", (char *)rev,
+	    NULL };
+	char *out;
+	int st;
+
+	out = tst_run_capture(argv, &st);
+	cr_assert(out != NULL && st == 0 && strlen(out) >= 40);
+	snprintf(sha, 41, "%.40s", out);
+	free(out);
+}
+
+/*
+ * A daemon with a repository of three commits, the last one hostile, a
+ * benchmark and one host that nothing answers for; a bisection of the
+ * range, waited for until its graph is loaded.  Returns its id.
+ */
+static long long
+ctl_hostile_start(char good[41], char bad[41])
+{
+	char *repo, *sections, *line, *reply, why[256];
+	long long id;
+	json_t *r;
+	int i, ok;
+
+	cr_assert_eq(tst_daemon_setup(&td, "ctlhostile", NULL, NULL), 0);
+	xasprintf(&repo, "%s/repo", td.dir);
+	ctl_hostile_hold(repo);
+	{
+		char *argv[] = { "git", "init", "-q", repo, NULL };
+
+		cr_assert_eq(tst_run(argv), 0);
+	}
+	GIT(repo, "commit", "--allow-empty", "-qm", "base");
+	GIT(repo, "commit", "--allow-empty", "-qm", "sched: tweak");
+	GIT(repo, "commit", "--allow-empty", "-q", "--cleanup=verbatim", "-m",
+	    HOSTILE_SUBJECT);
+	ctl_hostile_rev(repo, "HEAD~2", good);
+	ctl_hostile_rev(repo, "HEAD", bad);
+	xasprintf(&sections, "[repo]\npath = %s\n\n"
+	    "[benchmark spin]\nrun = true\nmetrics = runtime_ms:lower\n\n"
+	    "[host h0]\naddress = 127.0.0.1\nport = %d\nuser = bench\n"
+	    "identity = %s/id_ed25519\nknown_hosts = %s/known_hosts\n"
+	    "group = lab\nroles = build,test\n", repo, tst_free_port(),
+	    td.dir, td.dir);
+	cr_assert_eq(tst_daemon_write_config(&td, NULL, ctl_hostile_hold(
+	    sections)), 0);
+	cr_assert_eq(tst_daemon_start(&td), 0, "bisectd did not start");
+
+	xasprintf(&line, "{\"cmd\":\"bisect\",\"good\":[\"%s\"],\"bad\":\"%s\","
+	    "\"benchmark\":\"spin\",\"metric\":\"runtime_ms\",\"group\":\"lab\"}",
+	    good, bad);
+	r = tst_daemon_reply(tst_daemon_request(&td, line));
+	free(line);
+	/* Read, then freed before any assertion, so a failure leaks nothing. */
+	ok = json_is_true(json_object_get(r, "ok"));
+	snprintf(why, sizeof(why), "%s", json_string_value(json_object_get(
+	    json_object_get(r, "error"), "message")) ?: "no reply");
+	id = (long long)json_integer_value(json_object_get(r, "bisection"));
+	json_decref(r);
+	cr_assert(ok, "bisect refused: %s", why);
+	/* The log names the endpoints once the graph is loaded. */
+	xasprintf(&line, "{\"cmd\":\"log\",\"bisection\":%lld}", id);
+	for (i = 0; i < TST_DAEMON_WAIT_MS / 10; i++) {
+		reply = tst_daemon_request(&td, line);
+		if (reply != NULL && strstr(reply, "# bad: [") != NULL) {
+			free(reply);
+			break;
+		}
+		free(reply);
+		usleep(10000);
+	}
+	free(line);
+	cr_assert_lt(i, TST_DAEMON_WAIT_MS / 10, "the graph never loaded");
+	return id;
+}
+
+/* bisectctl's stdout for these words, held for the fini. */
+#define CTL(status, ...) ctl_hostile_hold(tst_run_capture((char *[]){ \
+    (char *)tst_env_path("BISECTCTL_BIN"), "-s", td.sock, __VA_ARGS__, \
+    NULL }, &(status)))
+
+/* No byte that drives a terminal: C0 but newline and tab, DEL, C1. */
+static void
+ctl_hostile_assert_clean(const char *out)
+{
+	const unsigned char *p;
+
+	for (p = (const unsigned char *)out; *p != '\0'; p++) {
+		cr_assert(*p >= 0x20 || *p == '\n' || *p == '\t',
+		    "control byte %#x at %zu in:\n%s", *p,
+		    (size_t)(p - (const unsigned char *)out), out);
+		cr_assert_neq(*p, 0x7f, "DEL in:\n%s", out);
+		cr_assert(!(p[0] == 0xc2 && p[1] >= 0x80 && p[1] <= 0x9f),
+		    "a C1 control in:\n%s", out);
+	}
+}
+
+/* The commit's subject reaches log and status as text, controls as '?'. */
+Test(ctl_hostile, a_hostile_commit_subject_prints_without_its_controls)
+{
+	char good[41], bad[41], id[32], want[128], *out, *line, *reply;
+	long long n;
+	int st;
+
+	n = ctl_hostile_start(good, bad);
+	snprintf(id, sizeof(id), "%lld", n);
+
+	out = CTL(st, "log", id);
+	cr_assert_eq(st, 0, "%s", out);
+	snprintf(want, sizeof(want), "# bad: [%s] " HOSTILE_SHOWN "\n", bad);
+	cr_assert_not_null(strstr(out, want), "%s", out);
+	cr_assert_not_null(strstr(out, "git bisect bad "), "%s", out);
+	ctl_hostile_assert_clean(out);
+
+	out = CTL(st, "status", id);
+	cr_assert_eq(st, 0, "%s", out);
+	cr_assert_not_null(strstr(out, HOSTILE_SHOWN), "%s", out);
+	ctl_hostile_assert_clean(out);
+
+	/* --json is the daemon's own line, escapes and C1 bytes as sent. */
+	out = CTL(st, "--json", "log", id);
+	cr_assert_eq(st, 0, "%s", out);
+	xasprintf(&line, "{\"cmd\":\"log\",\"bisection\":%lld}", n);
+	reply = ctl_hostile_hold(tst_daemon_request(&td, line));
+	free(line);
+	cr_assert_not_null(reply);
+	cr_assert_eq(strlen(out), strlen(reply) + 1);
+	cr_assert_eq(memcmp(out, reply, strlen(reply)), 0, "%s\n%s", out,
+	    reply);
+	cr_assert_not_null(strstr(out, "\\u001B]0;pwned\\u0007fix \xc2\x9b"),
+	    "%s", out);
+}
+
+/* An error reply that repeats a hostile name reaches stderr cleaned. */
+Test(ctl_hostile, a_hostile_name_in_an_error_prints_without_its_controls)
+{
+	char good[41], bad[41], *out;
+	int st;
+
+	ctl_hostile_start(good, bad);
+	out = ctl_hostile_hold(tst_daemon_run_both((const char *[]){
+	    tst_env_path("BISECTCTL_BIN"), "-s", td.sock, "drain",
+	    "h\x1b[2J\x1b]0;x\x07y\xc2\x9b" "1z", NULL }, &st));
+	cr_assert_not_null(out);
+	cr_assert_eq(st, 1, "%s", out);
+	cr_assert_not_null(strstr(out, "not-found: no host h?[2J?]0;x?y?1z\n"),
+	    "%s", out);
+	ctl_hostile_assert_clean(out);
+}
