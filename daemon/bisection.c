@@ -451,5 +451,6 @@ bisection_subject(git_repository *repo, const char *sha, char *buf,
 	s = git_commit_summary(c);
 	snprintf(buf, len, "%s", s ? s : "");
 	git_commit_free(c);
-	return buf;
+	/* Not UTF-8, or a character cut by len: a JSON reply refuses it. */
+	return bd_utf8_fix(buf);
 }

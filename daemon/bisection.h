@@ -156,7 +156,10 @@ json_t	*bisection_log_json(struct bisection *b, struct store *st,
 void	bisection_engine_params(const struct bisection *b,
 	    const struct config_metric *m, double min_change,
 	    struct engine_params *p);
-/* "subject" of a commit, or "" (buf is filled). */
+/*
+ * "subject" of a commit, or "" (buf is filled), as UTF-8: a byte that
+ * starts no character is '?', a character cut by len is left out.
+ */
 const char *bisection_subject(git_repository *repo, const char *sha,
 	    char *buf, size_t len);
 

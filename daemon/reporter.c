@@ -37,9 +37,15 @@ struct reporter_data {
 	struct bisection	*b;
 };
 
+/*
+ * Keeps s for the report's lifetime, as text a JSON document may hold:
+ * a subject or an author from the repository need not be UTF-8 (old
+ * commits in Latin-1), and jansson refuses a string that is not.
+ */
 static const char *
 rd_keep(struct reporter_data *rd, char *s)
 {
+	bd_utf8_fix(s);
 	rd->strings = xreallocarray(rd->strings, rd->nstrings + 1,
 	    sizeof(char *));
 	rd->strings[rd->nstrings++] = s;

@@ -26,7 +26,7 @@
 
 static struct tst_daemon td;
 /* Strings a test holds, freed by the fini also after a failed assertion. */
-static char	*ctl_hostile_held[8];
+static char	*ctl_hostile_held[12];
 
 /* Hands s to the fini; returns s. */
 static char *
@@ -34,9 +34,9 @@ ctl_hostile_hold(char *s)
 {
 	size_t i;
 
-	for (i = 0; i < 8 && ctl_hostile_held[i] != NULL; i++)
+	for (i = 0; i < 12 && ctl_hostile_held[i] != NULL; i++)
 		;
-	cr_assert_lt(i, 8);
+	cr_assert_lt(i, 12);
 	ctl_hostile_held[i] = s;
 	return s;
 }
@@ -47,7 +47,7 @@ ctl_hostile_cleanup(void)
 	size_t i;
 
 	tst_daemon_release(&td);
-	for (i = 0; i < 8; i++) {
+	for (i = 0; i < 12; i++) {
 		free(ctl_hostile_held[i]);
 		ctl_hostile_held[i] = NULL;
 	}
@@ -76,13 +76,17 @@ ctl_hostile_rev(const char *repo, const char *rev, char sha[41])
 }
 
 /*
- * A daemon with a repository of three commits, the last one hostile, a
+ * A daemon with a repository of three commits, the first and the last
+ * with the subjects given (the last in bad_encoding), a
  * benchmark and one host that nothing answers for; a bisection of the
  * range, waited for until its graph is loaded.  Returns its id.
  */
 static long long
-ctl_hostile_start(char good[41], char bad[41])
+ctl_hostile_start(char good[41], char bad[41], const char *good_subject,
+    const char *bad_subject, const char *bad_encoding)
 {
+	char *enc;
+
 	char *repo, *sections, *line, *reply, why[256];
 	long long id;
 	json_t *r;
@@ -96,10 +100,13 @@ ctl_hostile_start(char good[41], char bad[41])
 
 		cr_assert_eq(tst_run(argv), 0);
 	}
-	GIT(repo, "commit", "--allow-empty", "-qm", "base");
-	GIT(repo, "commit", "--allow-empty", "-qm", "sched: tweak");
 	GIT(repo, "commit", "--allow-empty", "-q", "--cleanup=verbatim", "-m",
-	    HOSTILE_SUBJECT);
+	    (char *)good_subject);
+	GIT(repo, "commit", "--allow-empty", "-qm", "sched: tweak");
+	/* Written as given: git converts only a message it takes for UTF-8. */
+	xasprintf(&enc, "i18n.commitEncoding=%s", bad_encoding);
+	GIT(repo, "-c", ctl_hostile_hold(enc), "commit", "--allow-empty", "-q",
+	    "--cleanup=verbatim", "-m", (char *)bad_subject);
 	ctl_hostile_rev(repo, "HEAD~2", good);
 	ctl_hostile_rev(repo, "HEAD", bad);
 	xasprintf(&sections, "[repo]\npath = %s\n\n"
@@ -168,7 +175,7 @@ Test(ctl_hostile, a_hostile_commit_subject_prints_without_its_controls)
 	long long n;
 	int st;
 
-	n = ctl_hostile_start(good, bad);
+	n = ctl_hostile_start(good, bad, "base", HOSTILE_SUBJECT, "UTF-8");
 	snprintf(id, sizeof(id), "%lld", n);
 
 	out = CTL(st, "log", id);
@@ -203,7 +210,7 @@ Test(ctl_hostile, a_hostile_name_in_an_error_prints_without_its_controls)
 	char good[41], bad[41], *out;
 	int st;
 
-	ctl_hostile_start(good, bad);
+	ctl_hostile_start(good, bad, "base", HOSTILE_SUBJECT, "UTF-8");
 	out = ctl_hostile_hold(tst_daemon_run_both((const char *[]){
 	    tst_env_path("BISECTCTL_BIN"), "-s", td.sock, "drain",
 	    "h\x1b[2J\x1b]0;x\x07y\xc2\x9b" "1z", NULL }, &st));
@@ -212,4 +219,34 @@ Test(ctl_hostile, a_hostile_name_in_an_error_prints_without_its_controls)
 	cr_assert_not_null(strstr(out, "not-found: no host h?[2J?]0;x?y?1z\n"),
 	    "%s", out);
 	ctl_hostile_assert_clean(out);
+}
+
+/*
+ * Subjects that are not UTF-8 (a Latin-1 commit) or whose last character
+ * the daemon's 256-byte cut splits still give their lines: jansson
+ * refuses such strings, and the lines went missing.
+ */
+Test(ctl_hostile, subjects_that_are_not_utf8_keep_their_lines)
+{
+	char good[41], bad[41], id[32], longsub[300], want[400], *out;
+	long long n;
+	int st;
+
+	/* 254 bytes, then an e-acute across the cut at 255. */
+	memset(longsub, 'a', 254);
+	snprintf(longsub + 254, sizeof(longsub) - 254, "\xc3\xa9 and more");
+	n = ctl_hostile_start(good, bad, longsub, "fix caf\xe9 latin-1",
+	    "ISO-8859-1");
+	snprintf(id, sizeof(id), "%lld", n);
+
+	out = CTL(st, "log", id);
+	cr_assert_eq(st, 0, "%s", out);
+	snprintf(want, sizeof(want), "# bad: [%s] fix caf? latin-1\n", bad);
+	cr_assert_not_null(strstr(out, want), "%s", out);
+	snprintf(want, sizeof(want), "# good: [%s] %.254s\n", good, longsub);
+	cr_assert_not_null(strstr(out, want), "%s", out);
+
+	out = CTL(st, "status", id);
+	cr_assert_eq(st, 0, "%s", out);
+	cr_assert_not_null(strstr(out, "fix caf? latin-1"), "%s", out);
 }
