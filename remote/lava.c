@@ -71,8 +71,12 @@ lava_set_health(struct lava *l, enum lava_health h, const char *why)
 	enum lava_health old = l->health;
 
 	l->health = h;
-	if (why != NULL)
+	/* Quotes of the lab's body are cut by bytes, maybe mid-character,
+	 * and an event or a reply holds UTF-8 only. */
+	if (why != NULL) {
 		snprintf(l->last_error, sizeof(l->last_error), "%s", why);
+		bd_utf8_fix(l->last_error);
+	}
 	if (old != h)
 		lava_emit(l, "lab-health", json_pack("{s:s, s:s}", "health",
 		    name_of(lava_health_words, h), "message",
