@@ -10,7 +10,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "common/names.h"
 #include "common/xmalloc.h"
 #include "remote/lava_result.h"
 
@@ -67,6 +66,7 @@ lava_result_case(struct lava_result *r, json_t *c, const char *build_case,
 	char def[64], *end;
 	double v;
 	size_t i;
+	int rc;
 
 	if (name == NULL || res == NULL)
 		return bd_error_set(err, -EINVAL, "a test case without name "
@@ -93,11 +93,8 @@ lava_result_case(struct lava_result *r, json_t *c, const char *build_case,
 	} else {
 		return 0;
 	}
-	if (!bd_metric_name_valid(name))
-		return bd_error_set(err, -EINVAL, "test case \"%.64s%s\" is "
-		    "not a valid metric name (printable, up to %d bytes, no "
-		    "comma)", name, strlen(name) > 64 ? "..." : "",
-		    BD_METRIC_NAME_MAX);
+	if ((rc = metrics_name_check("test case", name, err)) < 0)
+		return rc;
 	if (!isfinite(v))
 		return bd_error_set(err, -EINVAL, "test case %s: measurement "
 		    "'%.64s' is not a number", name, json_is_string(mj) ?
@@ -134,10 +131,11 @@ lava_result_next(const char *base, const char *link, char **next,
     struct bd_error *err)
 {
 	size_t olen = lava_result_origin_len(base), plen;
-	const char *path = link + lava_result_origin_len(link), *p;
+	const char *path = link + lava_result_origin_len(link);
+	const unsigned char *p;
 
 	plen = strlen(base) - olen;
-	for (p = path; *p != '\0'; p++)
+	for (p = (const unsigned char *)path; *p != '\0'; p++)
 		if (*p <= ' ' || *p >= 0x7f)
 			break;
 	if (olen == 0 || *p != '\0' || strncmp(path, base + olen, plen) != 0 ||

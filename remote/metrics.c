@@ -114,6 +114,17 @@ metrics_add(const char *key, const json_t *val, unsigned index,
 	return 0;
 }
 
+/* One wording for a refused name, whichever producer of metrics sent it. */
+int
+metrics_name_check(const char *what, const char *name, struct bd_error *err)
+{
+	if (bd_metric_name_valid(name))
+		return 0;
+	return bd_error_set(err, -EINVAL, "%s \"%.64s%s\" is not a valid "
+	    "metric name (printable, up to %d bytes, no comma)", what, name,
+	    strlen(name) > 64 ? "..." : "", BD_METRIC_NAME_MAX);
+}
+
 /*
  * Converts one member: a number is one sample, an array of numbers (LKP's
  * matrix.json shape, one value per iteration) one sample per element.
@@ -126,11 +137,8 @@ metrics_member(const char *key, json_t *val, struct metrics *out,
 	size_t i;
 	int rc;
 
-	if (!bd_metric_name_valid(key))
-		return bd_error_set(err, -EINVAL, "result metric name "
-		    "\"%.64s%s\" is not a valid metric name (printable, up "
-		    "to %d bytes, no comma)", key, strlen(key) > 64 ? "..." :
-		    "", BD_METRIC_NAME_MAX);
+	if ((rc = metrics_name_check("result metric name", key, err)) < 0)
+		return rc;
 	if (!json_is_array(val))
 		return metrics_add(key, val, 0, out, err);
 	if (json_array_size(val) == 0)

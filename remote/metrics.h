@@ -40,6 +40,12 @@ void	metrics_copy(struct metrics *dst, const struct metrics *src);
  */
 void	metrics_append(struct metrics *m, const char *name, double value,
 	    unsigned index);
+/*
+ * 0 when name may be a metric (bd_metric_name_valid), else -EINVAL with
+ * err saying why, the name introduced by what ("test case").
+ */
+int	metrics_name_check(const char *what, const char *name,
+	    struct bd_error *err);
 /* The first sample of name (index 0), or NULL. */
 const struct metrics_value *metrics_find(const struct metrics *m,
 	    const char *name);

@@ -22,17 +22,16 @@ static void
 fuzz_lava_check_next(const char *base, const char *next)
 {
 	size_t blen = strlen(base);
-	const char *p;
+	const unsigned char *p;
 
 	if (next == NULL)
 		return;
 	if (strncmp(next, base, blen) != 0 ||
 	    strncmp(next + blen, "/api/", 5) != 0)
 		fuzz_fail("next page %s is not under %s/api/", next, base);
-	for (p = next; *p != '\0'; p++)
+	for (p = (const unsigned char *)next; *p != '\0'; p++)
 		if (*p <= ' ' || *p >= 0x7f)
-			fuzz_fail("next page link has byte 0x%02x",
-			    (unsigned char)*p);
+			fuzz_fail("next page link has byte 0x%02x", *p);
 }
 
 /* What the folded cases promise the store. */
