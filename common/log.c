@@ -50,9 +50,13 @@ log_set_level(enum log_level level)
 static size_t
 log_escape_byte(char *out, unsigned char c)
 {
-	if (c == '\n' || c == '\r' || c == '\t')
-		return (size_t)snprintf(out, 5, "\\%c",
-		    c == '\n' ? 'n' : c == '\r' ? 'r' : 't');
+	static const char named[][2] = { { '\n', 'n' }, { '\r', 'r' },
+	    { '\t', 't' }, { '\\', '\\' } };
+	size_t i;
+
+	for (i = 0; i < sizeof(named) / sizeof(named[0]); i++)
+		if (c == (unsigned char)named[i][0])
+			return (size_t)snprintf(out, 5, "\\%c", named[i][1]);
 	return (size_t)snprintf(out, 5, "\\x%02x", c);
 }
 
@@ -61,6 +65,8 @@ log_escape_byte(char *out, unsigned char c)
  * characters and bytes that start no valid UTF-8 character escaped, because
  * text from test machines, labs and commit messages must neither forge a
  * log line with a newline nor drive the terminal of whoever reads the log.
+ * A backslash is escaped too, so that "\n" in a line was a newline and a
+ * message cannot pass off its own text as an escape.
  * An escape or character that does not fit is left out whole.
  */
 static void
@@ -73,7 +79,7 @@ log_escape(char *dst, size_t size, const char *src)
 
 	while (left > 0) {
 		n = bd_utf8_char(p, left);
-		if (n > 0 && bd_utf8_control(p, (size_t)n) == 0) {
+		if (n > 0 && bd_utf8_control(p, (size_t)n) == 0 && *p != '\\') {
 			memcpy(unit, p, (size_t)n);
 			len = (size_t)n;
 		} else {

@@ -79,8 +79,12 @@ Test(log, controls_are_escaped_on_one_line)
 	log_warnx("%s", "a\nb\x1b[31mc\x7f\xc2\x9b" "d \xc3\xa9");
 	errno = ENOENT;
 	log_warn("%s", "x\ry\tz");
+	log_info("%s", "C:\\n is not \\x0a");
 	text = log_lines(&n);
-	cr_assert_eq(n, 2, "%s", text);
+	cr_assert_eq(n, 3, "%s", text);
+	/* A backslash of the message's own is doubled: no escape is forged. */
+	cr_assert_not_null(strstr(text, "logtest[info] C:\\\\n is not "
+	    "\\\\x0a\n"), "%s", text);
 	cr_assert_not_null(strstr(text, "logtest[warn] "
 	    "a\\nb\\x1b[31mc\\x7f\\xc2\\x9bd \xc3\xa9\n"), "%s", text);
 	cr_assert_not_null(strstr(text, "logtest[warn] x\\ry\\tz: "
