@@ -616,7 +616,7 @@ report_write_ctx(FILE *fp, const struct report_summary *ctx)
 }
 
 /* Validates first so that a bad input writes nothing to fp. */
-int
+static int
 report_write_text(const struct report_input *in, FILE *fp,
     struct bd_error *err)
 {
@@ -629,7 +629,11 @@ report_write_text(const struct report_input *in, FILE *fp,
 	return rc;
 }
 
-/* A string for the store and the hook; open_memstream keeps one writer. */
+/*
+ * A string for the store and the hook; open_memstream keeps one writer.
+ * Subjects and authors come from commits, and the text goes to mail and
+ * terminals, so its controls other than newline and tab are shown as '?'.
+ */
 int
 report_render_text(const struct report_input *in, char **out,
     struct bd_error *err)
@@ -646,6 +650,7 @@ report_render_text(const struct report_input *in, char **out,
 	if (rc != 0) {
 		free(*out);
 		*out = NULL;
-	}
+	} else
+		bd_utf8_text(*out);
 	return rc;
 }

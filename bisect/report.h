@@ -239,13 +239,12 @@ void	report_input_init(struct report_input *in);
 
 /*
  * Renders the whole report as text into *out (malloc'd, NUL-terminated;
- * the caller frees it).  Returns 0, or -EINVAL with a message naming the
- * bad field when the input is incomplete or holds a non-finite value.
+ * the caller frees it), valid UTF-8 with every control but newline and
+ * tab shown as '?' (bd_utf8_text).  Returns 0, or -EINVAL with a message
+ * naming the bad field when the input is incomplete or holds a non-finite
+ * value.
  */
 int	report_render_text(const struct report_input *in, char **out,
-	    struct bd_error *err);
-/* The same, written to fp (nothing is written when the input is bad). */
-int	report_write_text(const struct report_input *in, FILE *fp,
 	    struct bd_error *err);
 /*
  * The same report as a JSON object (a new reference), with the raw numbers

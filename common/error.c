@@ -104,3 +104,43 @@ bd_utf8_fix(char *s)
 	}
 	return s;
 }
+
+/* One walk serves both: text keeps its lines, a line keeps none. */
+static char *
+bd_utf8_clean(char *s, int keep_lines)
+{
+	unsigned char *r, *w;
+	size_t left;
+	int n;
+
+	bd_utf8_fix(s);
+	r = w = (unsigned char *)s;
+	left = strlen(s);
+	while (left > 0) {
+		n = bd_utf8_control(r, left);
+		if (n == 0 || (keep_lines && (*r == '\n' || *r == '\t'))) {
+			*w++ = *r++;
+			left--;
+			continue;
+		}
+		*w++ = '?';
+		r += n;
+		left -= (size_t)n;
+	}
+	*w = '\0';
+	return s;
+}
+
+/* A value that a hook may put into a mail header cannot start a new one. */
+char *
+bd_utf8_line(char *s)
+{
+	return bd_utf8_clean(s, 0);
+}
+
+/* Text from commits and hosts reaches people; terminals act on controls. */
+char *
+bd_utf8_text(char *s)
+{
+	return bd_utf8_clean(s, 1);
+}

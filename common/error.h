@@ -49,5 +49,14 @@ int	bd_utf8_char(const unsigned char *s, size_t left);
  * these, so text from outside shows none of them to people.
  */
 int	bd_utf8_control(const unsigned char *s, size_t left);
+/*
+ * Makes s (NUL-terminated, edited in place; it never grows) valid UTF-8,
+ * as bd_utf8_fix does, with every control character shown as '?'.
+ * bd_utf8_line leaves one line for a header or an environment value (no
+ * newline, tab or CR); bd_utf8_text keeps newlines and tabs, for text
+ * read by people.  Both return s.
+ */
+char	*bd_utf8_line(char *s);
+char	*bd_utf8_text(char *s);
 
 #endif

@@ -46,7 +46,9 @@ static const struct config_key config_daemon_keys[] = {
 	    "Groups, comma-separated, whose members may use the commands "
 	    "that change state; unset, everyone who can connect."),
 	KEY(config_daemon, report_hook, string, 0, 0, 0, NULL, LIVE,
-	    "Command run when a bisection ends, with the report on stdin."),
+	    "Command run through /bin/sh -c when a bisection ends, with "
+	    "the report on stdin and the facts in BISECTD_* variables "
+	    "(bisectd(8), REPORT HOOK)."),
 };
 
 /* The scheduler opens the repository at startup. */

@@ -1,9 +1,10 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "common/error.h"
+#include "common/log.h"
 #include "common/xmalloc.h"
 #include "daemon/hook.h"
-#include "common/log.h"
 
 extern char **environ;
 
@@ -68,7 +69,7 @@ hook_run(uv_loop_t *loop, const char *command, char *const env[],
 	for (i = 0; i < n; i++)
 		fullenv[i] = environ[i];
 	for (i = 0; i < m; i++)
-		fullenv[n + i] = env[i];
+		fullenv[n + i] = bd_utf8_line(xstrdup(env[i]));
 	uv_pipe_init(loop, &k->in, 0);
 	k->in.data = k;
 	k->proc.data = k;
@@ -86,6 +87,8 @@ hook_run(uv_loop_t *loop, const char *command, char *const env[],
 	o.stdio_count = 3;
 	o.exit_cb = hook_exit;
 	rc = uv_spawn(loop, &k->proc, &o);
+	for (i = 0; i < m; i++)
+		free(fullenv[n + i]);
 	free(fullenv);
 	if (rc < 0) {
 		k->open_handles = 2;

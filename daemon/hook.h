@@ -11,7 +11,10 @@
 /*
  * Starts command with env (NULL-terminated "K=V" strings added to the
  * daemon's environment; copied) and feeds input (copied) to its stdin.
- * Returns 0 or a negative libuv error; the exit status is logged.
+ * Each value reaches the hook as one line of UTF-8 with its control
+ * characters shown as '?' (bd_utf8_line): values come from commits, and a
+ * hook that writes one into a mail header must not start a header of its
+ * own.  Returns 0 or a negative libuv error; the exit status is logged.
  */
 int	hook_run(uv_loop_t *loop, const char *command, char *const env[],
 	    const char *input);

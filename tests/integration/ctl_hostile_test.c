@@ -152,22 +152,6 @@ ctl_hostile_start(char good[41], char bad[41], const char *good_subject,
     (char *)tst_env_path("BISECTCTL_BIN"), "-s", td.sock, __VA_ARGS__, \
     NULL }, &(status)))
 
-/* No byte that drives a terminal: C0 but newline and tab, DEL, C1. */
-static void
-ctl_hostile_assert_clean(const char *out)
-{
-	const unsigned char *p;
-
-	for (p = (const unsigned char *)out; *p != '\0'; p++) {
-		cr_assert(*p >= 0x20 || *p == '\n' || *p == '\t',
-		    "control byte %#x at %zu in:\n%s", *p,
-		    (size_t)(p - (const unsigned char *)out), out);
-		cr_assert_neq(*p, 0x7f, "DEL in:\n%s", out);
-		cr_assert(!(p[0] == 0xc2 && p[1] >= 0x80 && p[1] <= 0x9f),
-		    "a C1 control in:\n%s", out);
-	}
-}
-
 /* The commit's subject reaches log and status as text, controls as '?'. */
 Test(ctl_hostile, a_hostile_commit_subject_prints_without_its_controls)
 {
@@ -183,12 +167,12 @@ Test(ctl_hostile, a_hostile_commit_subject_prints_without_its_controls)
 	snprintf(want, sizeof(want), "# bad: [%s] " HOSTILE_SHOWN "\n", bad);
 	cr_assert_not_null(strstr(out, want), "%s", out);
 	cr_assert_not_null(strstr(out, "git bisect bad "), "%s", out);
-	ctl_hostile_assert_clean(out);
+	tst_assert_no_controls("bisectctl", out, 1);
 
 	out = CTL(st, "status", id);
 	cr_assert_eq(st, 0, "%s", out);
 	cr_assert_not_null(strstr(out, HOSTILE_SHOWN), "%s", out);
-	ctl_hostile_assert_clean(out);
+	tst_assert_no_controls("bisectctl", out, 1);
 
 	/* --json is the daemon's own line, escapes and C1 bytes as sent. */
 	out = CTL(st, "--json", "log", id);
@@ -218,7 +202,7 @@ Test(ctl_hostile, a_hostile_name_in_an_error_prints_without_its_controls)
 	cr_assert_eq(st, 1, "%s", out);
 	cr_assert_not_null(strstr(out, "not-found: no host h?[2J?]0;x?y?1z\n"),
 	    "%s", out);
-	ctl_hostile_assert_clean(out);
+	tst_assert_no_controls("bisectctl", out, 1);
 }
 
 /*

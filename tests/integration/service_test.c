@@ -138,6 +138,54 @@ Test(service, finds_planted_culprit_and_reports_it)
 	svc_assert_hook_ran();
 }
 
+/*
+ * A culprit whose subject carries a CR LF, a header and terminal controls,
+ * by an author with a CR in the name, bisected for real: the hook's
+ * variables are one clean line each and its report has no control but
+ * newline and tab, so a mail hook cannot be made to add a header.
+ */
+Test(service, a_hostile_culprit_reaches_the_hook_as_clean_lines)
+{
+	char *path, *env, *text, *line, *save = NULL;
+	json_t *b;
+	int64_t id;
+	int seen = 0;
+
+	cr_assert_eq(setenv("FIXTURE_CULPRIT_SUBJECT", "subsys2\x1b]0;t\x07: "
+	    "rework\r\nBcc: all@example.org \xc2\x9b" "1m", 1), 0);
+	cr_assert_eq(setenv("FIXTURE_CULPRIT_AUTHOR", "Mal\rlory", 1), 0);
+	svc_setup("svc-hostile", 1, "2:3", 0);
+	id = svc_bisect("ops_per_sec", NULL);
+	b = svc_wait(id);
+	svc_assert_culprit(b);
+	json_decref(b);
+
+	env = svc_hook_env();
+	for (line = strtok_r(env, "\n", &save); line != NULL;
+	    line = strtok_r(NULL, "\n", &save)) {
+		if (strncmp(line, "BISECTD_", 8) != 0)
+			continue;
+		seen++;
+		tst_assert_no_controls(line, line, 0);
+		if (strncmp(line, "BISECTD_SUBJECT=", 16) == 0)
+			cr_expect_eq(strncmp(line + 16, "[subsys2?]0;t?] ", 16),
+			    0, "%s", line);
+		if (strncmp(line, "BISECTD_CULPRIT_AUTHOR=", 23) == 0)
+			cr_expect_str_eq(line + 23,
+			    "Mal?lory <author@example.org>");
+	}
+	free(env);
+	cr_assert_geq(seen, 6, "the hook saw %d BISECTD_ variables", seen);
+	xasprintf(&path, "%s/hook.txt", svc.dir);
+	text = tst_read_file(path);
+	free(path);
+	cr_assert_not_null(text);
+	tst_assert_no_controls("the hook's report", text, 1);
+	cr_expect_not_null(strstr(text, svc.culprit), "%s", text);
+	cr_expect_not_null(strstr(text, "subsys2?]0;t?: rework"), "%s", text);
+	free(text);
+}
+
 Test(service, survives_kill_9_at_random_moments)
 {
 	json_t *b;

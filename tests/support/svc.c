@@ -410,11 +410,11 @@ svc_assert_samples_consistent(int64_t id)
 	return n;
 }
 
-/* The hook got the report on stdin and the culprit's author in env. */
-void
-svc_assert_hook_ran(void)
+/* The hook writes its environment last, once it has read the report. */
+char *
+svc_hook_env(void)
 {
-	char *path, *text = NULL, *env = NULL;
+	char *path, *env = NULL;
 	int waited;
 
 	xasprintf(&path, "%s/hook.env", svc.dir);
@@ -427,6 +427,15 @@ svc_assert_hook_ran(void)
 	}
 	free(path);
 	cr_assert_not_null(env, "the report hook did not run");
+	return env;
+}
+
+/* The hook got the report on stdin and the culprit's author in env. */
+void
+svc_assert_hook_ran(void)
+{
+	char *path, *text = NULL, *env = svc_hook_env();
+
 	cr_assert_not_null(strstr(env, "BISECTD_CULPRIT_AUTHOR=Fixture Author "
 	    "<author@example.org>"), "%s", env);
 	xasprintf(&path, "%s/hook.txt", svc.dir);

@@ -102,6 +102,11 @@ void	 svc_wait_quiet(int64_t id);
 void	 svc_assert_culprit(json_t *b);
 size_t	 svc_assert_samples_consistent(int64_t id);
 void	 svc_assert_hook_ran(void);
+/*
+ * The report hook's `env` dump once the hook has run (caller frees); the
+ * test fails when it does not run within SVC_WAIT_MS.
+ */
+char	*svc_hook_env(void);
 /* Once every job has ended: no store refusal was logged at the end. */
 void	 svc_assert_ended_quietly(void);
 

@@ -20,6 +20,22 @@
 #include "common/xmalloc.h"
 #include "tests/support/tst.h"
 
+/* Text from commits must reach people and mail without its controls. */
+void
+tst_assert_no_controls(const char *what, const char *s, int keep_tabs)
+{
+	const unsigned char *p;
+
+	for (p = (const unsigned char *)s; *p != '\0'; p++) {
+		cr_assert(*p >= 0x20 || *p == '\n' || (keep_tabs && *p == '\t'),
+		    "%s: control byte %#x at %zu in:\n%s", what, *p,
+		    (size_t)(p - (const unsigned char *)s), s);
+		cr_assert(*p != 0x7f && !(p[0] == 0xc2 && p[1] >= 0x80 &&
+		    p[1] <= 0x9f), "%s: DEL or a C1 control at %zu in:\n%s",
+		    what, (size_t)(p - (const unsigned char *)s), s);
+	}
+}
+
 /* Forces LeakSanitizer's check while the worker can still fail the run. */
 void
 tst_leak_check(void)

@@ -28,5 +28,12 @@ char	*tst_run_capture(char *const argv[], int *status);
 const char *tst_env_path(const char *var);
 /* A TCP port on 127.0.0.1 that was free a moment ago. */
 int	 tst_free_port(void);
+/*
+ * Fails the test when s holds a byte that drives a terminal or starts a
+ * line: a C0 control other than newline (and tab, when keep_tabs), DEL or
+ * a C1 control in UTF-8.  what names s in the message.
+ */
+void	 tst_assert_no_controls(const char *what, const char *s,
+	    int keep_tabs);
 
 #endif

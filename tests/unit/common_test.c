@@ -75,3 +75,36 @@ Test(common, reply_error_replaces_every_malformed_byte)
 		json_decref(r);
 	}
 }
+
+/*
+ * Controls as '?' (a C1 control is one '?' for its two bytes), malformed
+ * bytes as bd_utf8_fix leaves them; a line keeps no newline or tab.
+ */
+Test(common, text_and_lines_show_controls_as_question_marks)
+{
+	static const struct {
+		const char	*in;
+		const char	*line;
+		const char	*text;
+	} cases[] = {
+		{ "plain caf\xc3\xa9", "plain caf\xc3\xa9", "plain caf\xc3\xa9" },
+		{ "a\r\nBcc: x", "a??Bcc: x", "a?\nBcc: x" },
+		{ "t\tu\n", "t?u?", "t\tu\n" },
+		{ "\x1b]0;t\x07 \x7f", "?]0;t? ?", "?]0;t? ?" },
+		{ "csi \xc2\x9b" "31m", "csi ?31m", "csi ?31m" },
+		{ "nbsp \xc2\xa0 ok", "nbsp \xc2\xa0 ok", "nbsp \xc2\xa0 ok" },
+		{ "latin \xe9 cut \xe2\x82", "latin ? cut ", "latin ? cut " },
+		{ "", "", "" },
+	};
+	char *s;
+	size_t i;
+
+	for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		s = xstrdup(cases[i].in);
+		cr_expect_str_eq(bd_utf8_line(s), cases[i].line, "line %zu", i);
+		free(s);
+		s = xstrdup(cases[i].in);
+		cr_expect_str_eq(bd_utf8_text(s), cases[i].text, "text %zu", i);
+		free(s);
+	}
+}

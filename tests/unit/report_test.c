@@ -186,6 +186,28 @@ expect_noticed(struct mini *m, const char *noticed, const char *subject_end)
 	free(text);
 }
 
+/*
+ * A culprit whose subject carries an escape sequence, a CR and a C1
+ * control: the text for mail and terminals shows each as '?', keeps its
+ * lines, and the subject line stays one line.
+ */
+Test(report, a_hostile_commit_subject_leaves_no_control_in_the_text)
+{
+	struct mini m;
+	struct bd_error err;
+	char *text;
+
+	mini_init(&m, "ops", 100, 90, REPORT_HIGHER_IS_BETTER);
+	m.in.culprit.subject = "mm\x1b[2J: fix\r\nBcc: x \xc2\x9b" "1m";
+	cr_assert_eq(report_render_text(&m.in, &text, &err), 0, "%s", err.msg);
+	tst_assert_no_controls("the text report", text, 1);
+	cr_expect_eq(strncmp(text, "[mm?[2J] 6ccdcb6d3a: ops", 24), 0,
+	    "subject line: %.80s", text);
+	cr_expect_not_null(strstr(text, "(\"mm?[2J: fix?\nBcc: x ?1m\")"),
+	    "%s", text);
+	free(text);
+}
+
 Test(report, headline_wording_as_references)
 {
 	struct mini m;
