@@ -49,6 +49,10 @@ static const struct config_key config_daemon_keys[] = {
 	    "Command run through /bin/sh -c when a bisection ends, with "
 	    "the report on stdin and the facts in BISECTD_* variables "
 	    "(bisectd(8), REPORT HOOK)."),
+	KEYF(config_daemon, report_hook_timeout, report_hook_timeout_ms,
+	    duration, 0, "10m", LIVE,
+	    "A report hook still running after this is killed, with every "
+	    "process it started."),
 };
 
 /* The scheduler opens the repository at startup. */

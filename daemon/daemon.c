@@ -15,6 +15,7 @@
 #include "daemon/cmd.h"
 #include "daemon/ctlsock.h"
 #include "daemon/daemon.h"
+#include "daemon/hook.h"
 #include "daemon/notify.h"
 #include "daemon/perm.h"
 #include "common/log.h"
@@ -399,6 +400,7 @@ daemon_shutdown(struct daemon *d)
 	watcher_stop(d->watcher);
 	if (d->ctl_ready)
 		ctl_server_stop(&d->ctl);
+	hook_detach_all();
 	for (i = 0; i < sizeof(sigs) / sizeof(sigs[0]); i++)
 		if (sigs[i]->data != NULL &&
 		    !uv_is_closing((uv_handle_t *)sigs[i]))

@@ -6,6 +6,8 @@
 #ifndef DAEMON_HOOK_H
 #define DAEMON_HOOK_H
 
+#include <stdint.h>
+
 #include <uv.h>
 
 /*
@@ -14,9 +16,16 @@
  * Each value reaches the hook as one line of UTF-8 with its control
  * characters shown as '?' (bd_utf8_line): values come from commits, and a
  * hook that writes one into a mail header must not start a header of its
- * own.  Returns 0 or a negative libuv error; the exit status is logged.
+ * own.  The hook runs in a process group of its own; after timeout_ms (0:
+ * never) the group is killed.  Returns 0 or a negative libuv error; the
+ * exit status is logged.
  */
 int	hook_run(uv_loop_t *loop, const char *command, char *const env[],
-	    const char *input);
+	    const char *input, uint64_t timeout_ms);
+/*
+ * Stops watching every hook still running, so that the loop can end; the
+ * hooks run on by themselves (a mail being sent is not cut off).
+ */
+void	hook_detach_all(void);
 
 #endif

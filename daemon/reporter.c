@@ -412,8 +412,8 @@ reporter_gather(struct store *st, const struct config *cfg,
 }
 
 static void
-reporter_hook(uv_loop_t *loop, const char *command, struct bisection *b,
-    const char *text, const struct report_input *in);
+reporter_hook(uv_loop_t *loop, const struct config_daemon *dc,
+    struct bisection *b, const char *text, const struct report_input *in);
 
 void
 reporter_run(struct store *st, const struct config *cfg,
@@ -441,7 +441,7 @@ reporter_run(struct store *st, const struct config *cfg,
 	}
 	/* A sub-range's culprit reaches the hook in its parent's report. */
 	if (cfg->daemon.report_hook != NULL && b->parent_id == 0)
-		reporter_hook(loop, cfg->daemon.report_hook, b, text, &rd.in);
+		reporter_hook(loop, &cfg->daemon, b, text, &rd.in);
 out:
 	free(text);
 	free(jtext);
@@ -452,8 +452,8 @@ out:
 
 /* The hook learns whom to mail from the environment, never from argv. */
 static void
-reporter_hook(uv_loop_t *loop, const char *command, struct bisection *b,
-    const char *text, const struct report_input *in)
+reporter_hook(uv_loop_t *loop, const struct config_daemon *dc,
+    struct bisection *b, const char *text, const struct report_input *in)
 {
 	char *subject = report_subject(in);
 	char *env[8];
@@ -470,7 +470,8 @@ reporter_hook(uv_loop_t *loop, const char *command, struct bisection *b,
 	    in->culprit.committer ? in->culprit.committer : "");
 	xasprintf(&env[n++], "BISECTD_SUBJECT=%s", subject ? subject : "");
 	env[n] = NULL;
-	if (hook_run(loop, command, env, text) < 0)
+	if (hook_run(loop, dc->report_hook, env, text,
+	    dc->report_hook_timeout_ms) < 0)
 		log_warnx("bisection %" PRId64 ": report hook did not start",
 		    b->id);
 	for (i = 0; i < n; i++)

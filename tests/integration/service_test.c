@@ -186,6 +186,33 @@ Test(service, a_hostile_culprit_reaches_the_hook_as_clean_lines)
 	free(text);
 }
 
+/*
+ * A hook that never ends (a mail server that never answers) is left
+ * running at shutdown: SIGTERM ends the daemon cleanly, and the hook
+ * goes on in its own process group.
+ */
+Test(service, a_hook_that_hangs_does_not_hold_a_shutdown)
+{
+	pid_t hook;
+	json_t *b;
+	char *path;
+	int rc, alive;
+
+	svc_set_hook_tail(" && echo $$ > hook.pid && exec sleep 1000");
+	svc_setup("svc-hookhang", 1, "2:3", 0);
+	b = svc_wait(svc_bisect("ops_per_sec", NULL));
+	svc_assert_culprit(b);
+	json_decref(b);
+	xasprintf(&path, "%s/hook.pid", svc.dir);
+	hook = tst_wait_pid_file(path);
+	free(path);
+	rc = tst_daemon_stop(&svc.td, SIGTERM);
+	alive = kill(hook, 0) == 0;
+	kill(-hook, SIGKILL);
+	cr_assert_eq(rc, 0, "bisectd did not end cleanly on SIGTERM (%d)", rc);
+	cr_assert(alive, "the hook was not left running");
+}
+
 Test(service, survives_kill_9_at_random_moments)
 {
 	json_t *b;

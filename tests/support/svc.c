@@ -16,6 +16,8 @@
 #include "tests/support/tst.h"
 
 struct svc svc;
+/* Words the next fixture's hook runs, in svc.dir, after it kept its input. */
+static const char *svc_hook_tail = "";
 
 void
 svc_fini(void)
@@ -32,7 +34,14 @@ svc_fini(void)
 	free(svc.dir);
 	free(svc.repo);
 	memset(&svc, 0, sizeof(svc));
+	svc_hook_tail = "";
 	tst_leak_check();
+}
+
+void
+svc_set_hook_tail(const char *tail)
+{
+	svc_hook_tail = tail;
 }
 
 
@@ -156,8 +165,8 @@ svc_start(const char *tag, int nhosts, const char *extra_bench,
 		sections = t;
 	}
 	/* The hook keeps what it was given, for the report test to read. */
-	xasprintf(&extra, "report_hook = cat > %s/hook.txt && env > "
-	    "%s/hook.env\n", svc.dir, svc.dir);
+	xasprintf(&extra, "report_hook = cd %s && cat > hook.txt && env > "
+	    "hook.env%s\n", svc.dir, svc_hook_tail);
 	cr_assert_eq(tst_daemon_setup(&svc.td, tag, extra, sections), 0);
 	free(extra);
 	svc.td_ready = 1;

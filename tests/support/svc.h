@@ -107,6 +107,12 @@ void	 svc_assert_hook_ran(void);
  * test fails when it does not run within SVC_WAIT_MS.
  */
 char	*svc_hook_env(void);
+/*
+ * Shell words (a static string, such as " && sleep 1000") the report hook
+ * of the next svc_setup runs in svc.dir after it has written hook.txt and
+ * hook.env; svc_fini forgets them.
+ */
+void	 svc_set_hook_tail(const char *tail);
 /* Once every job has ended: no store refusal was logged at the end. */
 void	 svc_assert_ended_quietly(void);
 

@@ -36,6 +36,26 @@ tst_assert_no_controls(const char *what, const char *s, int keep_tabs)
 	}
 }
 
+/* A child tells its pid through a file: the test cannot see it otherwise. */
+int
+tst_wait_pid_file(const char *path)
+{
+	char *text = NULL;
+	long pid = 0;
+	int i;
+
+	for (i = 0; i < 30000 && pid <= 0; i++) {
+		free(text);
+		if ((text = tst_read_file(path)) != NULL)
+			pid = strtol(text, NULL, 10);
+		if (pid <= 0)
+			usleep(10 * 1000);
+	}
+	free(text);
+	cr_assert_gt(pid, 0, "nothing wrote a pid to %s", path);
+	return (int)pid;
+}
+
 /* Forces LeakSanitizer's check while the worker can still fail the run. */
 void
 tst_leak_check(void)

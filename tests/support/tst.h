@@ -35,5 +35,10 @@ int	 tst_free_port(void);
  */
 void	 tst_assert_no_controls(const char *what, const char *s,
 	    int keep_tabs);
+/*
+ * The pid that a child writes to path, once it has (a bounded wait, a
+ * guard against hangs); fails the test when none comes.
+ */
+int	 tst_wait_pid_file(const char *path);
 
 #endif

@@ -6,9 +6,12 @@
  * hook that bisectd.conf.example suggests must make a well-formed mail of
  * what it gets.
  */
+#include <errno.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include <criterion/criterion.h>
 #include <uv.h>
@@ -76,7 +79,7 @@ hook_run_wait(const char *command, const char *subject, const char *author,
 	xasprintf(&env[2], "BISECTD_VERDICT=%s", "done");
 	env[3] = NULL;
 	cr_assert_eq(uv_loop_init(&loop), 0);
-	cr_assert_eq(hook_run(&loop, command, env, input), 0);
+	cr_assert_eq(hook_run(&loop, command, env, input, 0), 0);
 	for (i = 0; i < 3; i++)
 		free(env[i]);
 	uv_run(&loop, UV_RUN_DEFAULT);
@@ -177,4 +180,82 @@ Test(hook, the_example_mail_hook_writes_one_subject_and_the_report)
 	}
 	cr_assert_eq(subjects, 1, "%d Subject headers", subjects);
 	cr_assert_eq(tos, 1, "%d To headers", tos);
+}
+
+/* The pid the hook wrote to name in the test's directory. */
+static pid_t
+hook_pid(const char *name)
+{
+	char *path;
+	pid_t pid;
+
+	xasprintf(&path, "%s/%s", hook_dir, name);
+	pid = tst_wait_pid_file(hook_hold(path));
+	return pid;
+}
+
+/* Gone or a zombie: the process has ended (init may reap it later). */
+static int
+hook_ended(pid_t pid)
+{
+	char path[64], *stat, *close_paren;
+	int ended;
+
+	snprintf(path, sizeof(path), "/proc/%ld/stat", (long)pid);
+	if ((stat = tst_read_file(path)) == NULL)
+		return 1;
+	close_paren = strrchr(stat, ')');
+	ended = close_paren != NULL && (close_paren[2] == 'Z' ||
+	    close_paren[2] == 'X');
+	free(stat);
+	return ended;
+}
+
+/*
+ * A hook past its deadline is killed with the processes it started (a
+ * pipeline's sleep and cat here), so hung hooks cannot pile up.
+ */
+Test(hook, a_hook_past_its_deadline_is_killed_with_its_children)
+{
+	char *cmd, *env[] = { NULL };
+	uv_loop_t loop;
+	pid_t child;
+	int i;
+
+	xasprintf(&cmd, "cd '%s' && { sleep 1000 & echo $! > child.pid; "
+	    "wait; } | cat", hook_dir);
+	cr_assert_eq(uv_loop_init(&loop), 0);
+	cr_assert_eq(hook_run(&loop, hook_hold(cmd), env, "", 300), 0);
+	child = hook_pid("child.pid");
+	uv_run(&loop, UV_RUN_DEFAULT);
+	cr_assert_eq(uv_loop_close(&loop), 0, "a hook handle is still open");
+	for (i = 0; i < 2000 && !hook_ended(child); i++)
+		usleep(10 * 1000);
+	if (!hook_ended(child))
+		kill(child, SIGKILL);
+	cr_assert(i < 2000, "the hook's sleep outlived the hook");
+}
+
+/*
+ * At shutdown the daemon stops watching its hooks, so its loop ends while
+ * a hook still runs, and the hook goes on by itself.
+ */
+Test(hook, a_shutdown_leaves_a_running_hook_alone)
+{
+	char *cmd, *env[] = { NULL };
+	uv_loop_t loop;
+	pid_t pid;
+	int alive;
+
+	xasprintf(&cmd, "cd '%s' && echo $$ > hook.pid && exec sleep 1000",
+	    hook_dir);
+	cr_assert_eq(uv_loop_init(&loop), 0);
+	cr_assert_eq(hook_run(&loop, hook_hold(cmd), env, "", 0), 0);
+	pid = hook_pid("hook.pid");
+	hook_detach_all();
+	uv_run(&loop, UV_RUN_DEFAULT);
+	alive = kill(pid, 0) == 0 && !hook_ended(pid);
+	kill(-pid, SIGKILL);
+	cr_assert_eq(uv_loop_close(&loop), 0, "a hook handle is still open");
+	cr_assert(alive, "the hook did not run on");
 }
