@@ -24,7 +24,8 @@ int	hook_run(uv_loop_t *loop, const char *command, char *const env[],
 	    const char *input, uint64_t timeout_ms);
 /*
  * Stops watching every hook still running, so that the loop can end; the
- * hooks run on by themselves (a mail being sent is not cut off).
+ * hooks run on by themselves (under systemd, until the unit's stop ends
+ * what is left of the service).
  */
 void	hook_detach_all(void);
 
