@@ -128,7 +128,7 @@ test: test-deps $(BUILD)/asan/bisectd $(BUILD)/asan/bisectctl $(BUILD)/asan/test
 	UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
 	sh tests/support/run-tests.sh $(BUILD)/asan/tests/run-tests --jobs $(JOBS) --verbose=0 $(if $(FILTER),--filter '$(FILTER)')
 	@if [ -f $(BUILD)/fuzz.failed ]; then \
-		echo "FAILED: a fuzz target found a crash (see above)"; exit 1; fi
+		echo "FAILED: a fuzz target did not build or found a crash (see above)"; exit 1; fi
 
 # bisectd.conf(5) is written from the configuration rows; a test compares.
 $(BUILD)/gen-conf5: $(BUILD)/obj/docs/gen/conf5.o $(BUILD)/libbisectd.a
