@@ -4,7 +4,6 @@
  * pipeline into sendmail is three processes).  The running hooks are kept
  * in a list, so that a shutdown can stop waiting for them.
  */
-#include <inttypes.h>
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
@@ -24,7 +23,6 @@ struct hook {
 	uv_timer_t	 timer;
 	uv_write_t	 wr;
 	char		*input;
-	int		 pid;
 	int		 open_handles;
 };
 
@@ -76,8 +74,8 @@ hook_expired(uv_timer_t *t)
 	struct hook *k = t->data;
 
 	log_warnx("report hook (pid %d) still running at its deadline: "
-	    "killed with the processes it started", k->pid);
-	kill(-k->pid, SIGKILL);
+	    "killed with the processes it started", k->proc.pid);
+	kill(-k->proc.pid, SIGKILL);
 }
 
 static void
@@ -141,7 +139,6 @@ hook_run(uv_loop_t *loop, const char *command, char *const env[],
 		hook_close(k);
 		return rc;
 	}
-	k->pid = k->proc.pid;
 	if (timeout_ms > 0)
 		uv_timer_start(&k->timer, hook_expired, timeout_ms, 0);
 	k->input = xstrdup(input);
@@ -166,7 +163,7 @@ hook_detach_all(void)
 		if (uv_is_closing((uv_handle_t *)&k->proc))
 			continue;
 		log_info("report hook (pid %d) left running at shutdown",
-		    k->pid);
+		    k->proc.pid);
 		hook_close(k);
 	}
 }

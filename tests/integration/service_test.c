@@ -198,7 +198,8 @@ Test(service, a_hook_that_hangs_does_not_hold_a_shutdown)
 	char *path;
 	int rc, alive;
 
-	svc_set_hook_tail(" && echo $$ > hook.pid && exec sleep 1000");
+	/* Bounded, so that a failed test leaves no sleep for long. */
+	svc_set_hook(" && echo $$ > hook.pid && exec sleep 60", NULL);
 	svc_setup("svc-hookhang", 1, "2:3", 0);
 	b = svc_wait(svc_bisect("ops_per_sec", NULL));
 	svc_assert_culprit(b);
@@ -211,6 +212,42 @@ Test(service, a_hook_that_hangs_does_not_hold_a_shutdown)
 	kill(-hook, SIGKILL);
 	cr_assert_eq(rc, 0, "bisectd did not end cleanly on SIGTERM (%d)", rc);
 	cr_assert(alive, "the hook was not left running");
+}
+
+/*
+ * report_hook_timeout from the configuration, against the real daemon: a
+ * hook still running at its deadline is killed, and the daemon says so.
+ */
+Test(service, a_hook_past_report_hook_timeout_is_killed)
+{
+	char *path, *stat;
+	pid_t hook;
+	json_t *b;
+	int i, killed;
+
+	svc_set_hook(" && echo $$ > hook.pid && exec sleep 60", "1s");
+	svc_setup("svc-hookdeadline", 1, "2:3", 0);
+	b = svc_wait(svc_bisect("ops_per_sec", NULL));
+	svc_assert_culprit(b);
+	json_decref(b);
+	xasprintf(&path, "%s/hook.pid", svc.dir);
+	hook = tst_wait_pid_file(path);
+	free(path);
+	killed = tst_daemon_log_wait(&svc.td, "bisectd.log",
+	    "still running at its deadline");
+	/* The daemon reaps its hook: /proc forgets it (a bounded wait). */
+	xasprintf(&path, "/proc/%ld/stat", (long)hook);
+	for (i = 0; i < SVC_WAIT_MS / 50; i++) {
+		if ((stat = tst_read_file(path)) == NULL)
+			break;
+		free(stat);
+		usleep(50 * 1000);
+	}
+	free(path);
+	if (i == SVC_WAIT_MS / 50)
+		kill(-hook, SIGKILL);
+	cr_assert(killed, "the daemon did not log the deadline");
+	cr_assert_lt(i, SVC_WAIT_MS / 50, "the hook outlived its deadline");
 }
 
 Test(service, survives_kill_9_at_random_moments)

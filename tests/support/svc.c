@@ -18,6 +18,8 @@
 struct svc svc;
 /* Words the next fixture's hook runs, in svc.dir, after it kept its input. */
 static const char *svc_hook_tail = "";
+/* The next fixture's report_hook_timeout; NULL keeps the default. */
+static const char *svc_hook_timeout;
 
 void
 svc_fini(void)
@@ -35,13 +37,15 @@ svc_fini(void)
 	free(svc.repo);
 	memset(&svc, 0, sizeof(svc));
 	svc_hook_tail = "";
+	svc_hook_timeout = NULL;
 	tst_leak_check();
 }
 
 void
-svc_set_hook_tail(const char *tail)
+svc_set_hook(const char *tail, const char *timeout)
 {
 	svc_hook_tail = tail;
+	svc_hook_timeout = timeout;
 }
 
 
@@ -166,7 +170,10 @@ svc_start(const char *tag, int nhosts, const char *extra_bench,
 	}
 	/* The hook keeps what it was given, for the report test to read. */
 	xasprintf(&extra, "report_hook = cd %s && cat > hook.txt && env > "
-	    "hook.env%s\n", svc.dir, svc_hook_tail);
+	    "hook.env%s\n%s%s%s", svc.dir, svc_hook_tail,
+	    svc_hook_timeout ? "report_hook_timeout = " : "",
+	    svc_hook_timeout ? svc_hook_timeout : "",
+	    svc_hook_timeout ? "\n" : "");
 	cr_assert_eq(tst_daemon_setup(&svc.td, tag, extra, sections), 0);
 	free(extra);
 	svc.td_ready = 1;

@@ -108,11 +108,12 @@ void	 svc_assert_hook_ran(void);
  */
 char	*svc_hook_env(void);
 /*
- * Shell words (a static string, such as " && sleep 1000") the report hook
+ * Shell words (a static string, such as " && sleep 60") the report hook
  * of the next svc_setup runs in svc.dir after it has written hook.txt and
- * hook.env; svc_fini forgets them.
+ * hook.env, and its report_hook_timeout (NULL: the default); svc_fini
+ * forgets both.
  */
-void	 svc_set_hook_tail(const char *tail);
+void	 svc_set_hook(const char *tail, const char *timeout);
 /* Once every job has ended: no store refusal was logged at the end. */
 void	 svc_assert_ended_quietly(void);
 

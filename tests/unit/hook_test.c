@@ -29,6 +29,7 @@
 
 static char	*hook_dir;
 static char	*hook_held[12];	/* strings freed by the fini */
+static pid_t	 hook_seen[4];	/* hooks' processes, killed by the fini */
 
 /* Hands s to the fini, so a failed assertion leaks nothing; returns s. */
 static char *
@@ -40,6 +41,23 @@ hook_hold(char *s)
 		;
 	cr_assert_lt(i, 12);
 	return hook_held[i] = s;
+}
+
+/* Gone or a zombie: the process has ended (init may reap it later). */
+static int
+hook_ended(pid_t pid)
+{
+	char path[64], *stat, *close_paren;
+	int ended;
+
+	snprintf(path, sizeof(path), "/proc/%ld/stat", (long)pid);
+	if ((stat = tst_read_file(path)) == NULL)
+		return 1;
+	close_paren = strrchr(stat, ')');
+	ended = close_paren != NULL && (close_paren[2] == 'Z' ||
+	    close_paren[2] == 'X');
+	free(stat);
+	return ended;
 }
 
 static void
@@ -59,6 +77,14 @@ hook_teardown(void)
 	for (i = 0; i < 12; i++) {
 		free(hook_held[i]);
 		hook_held[i] = NULL;
+	}
+	/* After a failed assertion a hook's sleep may still run. */
+	for (i = 0; i < 4 && hook_seen[i] > 0; i++) {
+		if (!hook_ended(hook_seen[i])) {
+			kill(-hook_seen[i], SIGKILL);
+			kill(hook_seen[i], SIGKILL);
+		}
+		hook_seen[i] = 0;
 	}
 	tst_leak_check();
 }
@@ -189,26 +215,15 @@ hook_pid(const char *name)
 	char *path;
 	pid_t pid;
 
+	size_t i;
+
 	xasprintf(&path, "%s/%s", hook_dir, name);
 	pid = tst_wait_pid_file(hook_hold(path));
+	for (i = 0; i < 4 && hook_seen[i] > 0; i++)
+		;
+	cr_assert_lt(i, 4);
+	hook_seen[i] = pid;
 	return pid;
-}
-
-/* Gone or a zombie: the process has ended (init may reap it later). */
-static int
-hook_ended(pid_t pid)
-{
-	char path[64], *stat, *close_paren;
-	int ended;
-
-	snprintf(path, sizeof(path), "/proc/%ld/stat", (long)pid);
-	if ((stat = tst_read_file(path)) == NULL)
-		return 1;
-	close_paren = strrchr(stat, ')');
-	ended = close_paren != NULL && (close_paren[2] == 'Z' ||
-	    close_paren[2] == 'X');
-	free(stat);
-	return ended;
 }
 
 /*
@@ -222,7 +237,7 @@ Test(hook, a_hook_past_its_deadline_is_killed_with_its_children)
 	pid_t child;
 	int i;
 
-	xasprintf(&cmd, "cd '%s' && { sleep 1000 & echo $! > child.pid; "
+	xasprintf(&cmd, "cd '%s' && { sleep 60 & echo $! > child.pid; "
 	    "wait; } | cat", hook_dir);
 	cr_assert_eq(uv_loop_init(&loop), 0);
 	cr_assert_eq(hook_run(&loop, hook_hold(cmd), env, "", 300), 0);
@@ -247,7 +262,7 @@ Test(hook, a_shutdown_leaves_a_running_hook_alone)
 	pid_t pid;
 	int alive;
 
-	xasprintf(&cmd, "cd '%s' && echo $$ > hook.pid && exec sleep 1000",
+	xasprintf(&cmd, "cd '%s' && echo $$ > hook.pid && exec sleep 60",
 	    hook_dir);
 	cr_assert_eq(uv_loop_init(&loop), 0);
 	cr_assert_eq(hook_run(&loop, hook_hold(cmd), env, "", 0), 0);
