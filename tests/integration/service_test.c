@@ -187,26 +187,38 @@ Test(service, a_hostile_culprit_reaches_the_hook_as_clean_lines)
 }
 
 /*
- * A hook that never ends (a mail server that never answers) is left
- * running at shutdown: SIGTERM ends the daemon cleanly, and the hook
- * goes on in its own process group.
+ * A fixture whose report hook, after a real bisection, sleeps (bounded,
+ * so that a failed test leaves no sleeper for long) with timeout as its
+ * report_hook_timeout; returns the hook's pid.
  */
-Test(service, a_hook_that_hangs_does_not_hold_a_shutdown)
+static pid_t
+svc_hook_sleeping(const char *tag, const char *timeout)
 {
-	pid_t hook;
 	json_t *b;
 	char *path;
-	int rc, alive;
+	pid_t hook;
 
-	/* Bounded, so that a failed test leaves no sleep for long. */
-	svc_set_hook(" && echo $$ > hook.pid && exec sleep 60", NULL);
-	svc_setup("svc-hookhang", 1, "2:3", 0);
+	svc_set_hook(" && echo $$ > hook.pid && exec sleep 60", timeout);
+	svc_setup(tag, 1, "2:3", 0);
 	b = svc_wait(svc_bisect("ops_per_sec", NULL));
 	svc_assert_culprit(b);
 	json_decref(b);
 	xasprintf(&path, "%s/hook.pid", svc.dir);
 	hook = tst_wait_pid_file(path);
 	free(path);
+	return hook;
+}
+
+/*
+ * A hook that never ends (a mail server that never answers) is left
+ * running at shutdown: SIGTERM ends the daemon cleanly, and the hook
+ * goes on in its own process group.
+ */
+Test(service, a_hook_that_hangs_does_not_hold_a_shutdown)
+{
+	pid_t hook = svc_hook_sleeping("svc-hookhang", NULL);
+	int rc, alive;
+
 	rc = tst_daemon_stop(&svc.td, SIGTERM);
 	alive = kill(hook, 0) == 0;
 	kill(-hook, SIGKILL);
@@ -220,19 +232,10 @@ Test(service, a_hook_that_hangs_does_not_hold_a_shutdown)
  */
 Test(service, a_hook_past_report_hook_timeout_is_killed)
 {
+	pid_t hook = svc_hook_sleeping("svc-hookdeadline", "1s");
 	char *path, *stat;
-	pid_t hook;
-	json_t *b;
 	int i, killed;
 
-	svc_set_hook(" && echo $$ > hook.pid && exec sleep 60", "1s");
-	svc_setup("svc-hookdeadline", 1, "2:3", 0);
-	b = svc_wait(svc_bisect("ops_per_sec", NULL));
-	svc_assert_culprit(b);
-	json_decref(b);
-	xasprintf(&path, "%s/hook.pid", svc.dir);
-	hook = tst_wait_pid_file(path);
-	free(path);
 	killed = tst_daemon_log_wait(&svc.td, "bisectd.log",
 	    "still running at its deadline");
 	/* The daemon reaps its hook: /proc forgets it (a bounded wait). */
