@@ -20,6 +20,23 @@
 #include "common/xmalloc.h"
 #include "tests/support/tst.h"
 
+/* Tests of hooks and children read /proc: no wait can tell of a non-child. */
+int
+tst_process_ended(int pid)
+{
+	char path[64], *stat, *close_paren;
+	int ended;
+
+	snprintf(path, sizeof(path), "/proc/%d/stat", pid);
+	if ((stat = tst_read_file(path)) == NULL)
+		return 1;
+	close_paren = strrchr(stat, ')');
+	ended = close_paren != NULL && (close_paren[2] == 'Z' ||
+	    close_paren[2] == 'X');
+	free(stat);
+	return ended;
+}
+
 /* Forces LeakSanitizer's check while the worker can still fail the run. */
 void
 tst_leak_check(void)

@@ -26,6 +26,8 @@ int	 tst_run(char *const argv[]);
 char	*tst_run_capture(char *const argv[], int *status);
 /* Path of a built program from the environment (BISECTD_BIN, ...). */
 const char *tst_env_path(const char *var);
+/* 1 when pid is gone or a zombie (it ended; its parent may reap it later). */
+int	 tst_process_ended(int pid);
 /* A TCP port on 127.0.0.1 that was free a moment ago. */
 int	 tst_free_port(void);
 /*

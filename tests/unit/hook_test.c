@@ -43,23 +43,6 @@ hook_hold(char *s)
 	return hook_held[i] = s;
 }
 
-/* Gone or a zombie: the process has ended (init may reap it later). */
-static int
-hook_ended(pid_t pid)
-{
-	char path[64], *stat, *close_paren;
-	int ended;
-
-	snprintf(path, sizeof(path), "/proc/%ld/stat", (long)pid);
-	if ((stat = tst_read_file(path)) == NULL)
-		return 1;
-	close_paren = strrchr(stat, ')');
-	ended = close_paren != NULL && (close_paren[2] == 'Z' ||
-	    close_paren[2] == 'X');
-	free(stat);
-	return ended;
-}
-
 static void
 hook_setup(void)
 {
@@ -80,7 +63,7 @@ hook_teardown(void)
 	}
 	/* After a failed assertion a hook's sleep may still run. */
 	for (i = 0; i < 4 && hook_seen[i] > 0; i++) {
-		if (!hook_ended(hook_seen[i])) {
+		if (!tst_process_ended(hook_seen[i])) {
 			kill(-hook_seen[i], SIGKILL);
 			kill(hook_seen[i], SIGKILL);
 		}
@@ -244,9 +227,9 @@ Test(hook, a_hook_past_its_deadline_is_killed_with_its_children)
 	child = hook_pid("child.pid");
 	uv_run(&loop, UV_RUN_DEFAULT);
 	cr_assert_eq(uv_loop_close(&loop), 0, "a hook handle is still open");
-	for (i = 0; i < 2000 && !hook_ended(child); i++)
+	for (i = 0; i < 2000 && !tst_process_ended(child); i++)
 		usleep(10 * 1000);
-	if (!hook_ended(child))
+	if (!tst_process_ended(child))
 		kill(child, SIGKILL);
 	cr_assert(i < 2000, "the hook's sleep outlived the hook");
 }
@@ -269,7 +252,7 @@ Test(hook, a_shutdown_leaves_a_running_hook_alone)
 	pid = hook_pid("hook.pid");
 	hook_detach_all();
 	uv_run(&loop, UV_RUN_DEFAULT);
-	alive = kill(pid, 0) == 0 && !hook_ended(pid);
+	alive = kill(pid, 0) == 0 && !tst_process_ended(pid);
 	kill(-pid, SIGKILL);
 	cr_assert_eq(uv_loop_close(&loop), 0, "a hook handle is still open");
 	cr_assert(alive, "the hook did not run on");
