@@ -276,4 +276,14 @@ const double *engine_prob_bad(const struct engine *e);
 /* A summary for status displays and reports. */
 void	engine_status(const struct engine *e, struct engine_status *st);
 
+/*
+ * Log Bayes factor of two levels against one for two groups of normal
+ * values, each given as count, sum and sum of squares about a common
+ * reference; the effect is averaged over the engine's priors, and floor2
+ * bounds the within-group variance from below.  The engine confirms a
+ * change with it; the simulator's reference policy uses the same factor.
+ */
+double	engine_split_lbf(double na, double sa, double ssa, double nb,
+	    double sb, double ssb, double floor2);
+
 #endif

@@ -66,21 +66,21 @@ group_add(struct exist_group *a, const struct exist_group *b)
  * repeat exactly (a coarse metric) do not make any split infinitely
  * likely.
  */
-static double
-split_lbf(const struct exist_group *a, const struct exist_group *b,
-    double floor2)
+double
+engine_split_lbf(double na, double sa, double ssa, double nb, double sb,
+    double ssb, double floor2)
 {
-	double n = a->n + b->n, nd, ma, mb, ssw, r, nu, g, l[EXIST_NTAU];
+	double n = na + nb, nd, ma, mb, ssw, r, nu, g, l[EXIST_NTAU];
 	size_t k;
 
-	if (a->n < 1 || b->n < 1 || n < 3)
+	if (na < 1 || nb < 1 || n < 3)
 		return 0;
-	ma = a->s / a->n;
-	mb = b->s / b->n;
+	ma = sa / na;
+	mb = sb / nb;
 	nu = n - 2;
-	ssw = (a->ss - a->s * ma) + (b->ss - b->s * mb);
+	ssw = (ssa - sa * ma) + (ssb - sb * mb);
 	ssw = fmax(ssw, nu * floor2);
-	nd = a->n * b->n / n;
+	nd = na * nb / n;
 	r = nd * (mb - ma) * (mb - ma) / ssw;
 	for (k = 0; k < EXIST_NTAU; k++) {
 		g = 1 + nd * exist_tau[k] * exist_tau[k];
@@ -88,6 +88,13 @@ split_lbf(const struct exist_group *a, const struct exist_group *b,
 		    (log1p(r) - log1p(r / g));
 	}
 	return stats_log_mean_exp(l, EXIST_NTAU);
+}
+
+static double
+split_lbf(const struct exist_group *a, const struct exist_group *b,
+    double floor2)
+{
+	return engine_split_lbf(a->n, a->s, a->ss, b->n, b->s, b->ss, floor2);
 }
 
 /* log B(1 + f, 1 + n - f): a group's failures under a uniform rate prior. */

@@ -106,6 +106,45 @@ Test(engine_exist, the_bayes_factor_is_the_integral)
 	graph_release(&g);
 }
 
+/* Count, sum and sum of squares of v about ref. */
+static void
+moments(const double *v, size_t n, double ref, double *s, double *ss)
+{
+	size_t i;
+
+	for (*s = 0, *ss = 0, i = 0; i < n; i++) {
+		*s += v[i] - ref;
+		*ss += (v[i] - ref) * (v[i] - ref);
+	}
+}
+
+/*
+ * The factor as the simulator's reference policy calls it, from sums
+ * alone: the integral for unequal groups, whatever reference the sums are
+ * taken about.
+ */
+Test(engine_exist, the_factor_from_sums_is_the_integral)
+{
+	static const double good[] = { 9.8, 10.9, 10.1 };
+	static const double bad[] = { 11.6, 12.4, 11.0, 12.1, 11.9 };
+	double want, got[2], ref[2] = { 0, 10.9 }, sa, ssa, sb, ssb;
+	size_t k;
+
+	want = brute_lbf(good, 3, bad, 5);
+	for (k = 0; k < 2; k++) {
+		moments(good, 3, ref[k], &sa, &ssa);
+		moments(bad, 5, ref[k], &sb, &ssb);
+		got[k] = engine_split_lbf(3, sa, ssa, 5, sb, ssb, 1e-12);
+		cr_assert(fabs(got[k] - want) < 0.01,
+		    "about %g: closed form %g, integral %g", ref[k], got[k],
+		    want);
+	}
+	cr_assert(want > 1, "the integral %g should favour a change", want);
+	cr_assert(fabs(got[0] - got[1]) < 1e-9, "the reference moved it");
+	cr_assert_eq(engine_split_lbf(0, 0, 0, 5, sb, ssb, 1e-12), 0,
+	    "an empty group is no evidence");
+}
+
 /*
  * Feeds the engine's own probes with a change of d sd at commit c (c = n
  * for none) in unit normal noise until the change is confirmed or the
