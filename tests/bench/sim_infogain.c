@@ -45,6 +45,7 @@ struct ig {
 	size_t	 ns;
 };
 
+/* Room for n culprits; every group starts empty. */
 static void
 ig_init(struct ig *g, size_t n)
 {
@@ -58,6 +59,7 @@ ig_init(struct ig *g, size_t n)
 	g->ls = xcalloc(2 * n, sizeof(double));
 }
 
+/* Frees what ig_init made. */
 static void
 ig_release(struct ig *g)
 {
@@ -76,6 +78,10 @@ ig_bad(uint32_t x, size_t h)
 	return x != SIM_NONE && x >= h;
 }
 
+/*
+ * A value joins one group of every culprit; sums are kept about the first
+ * value so that a level of 20 noise sd costs no precision.
+ */
 static void
 ig_add(struct ig *g, uint32_t x, double y)
 {
@@ -249,6 +255,7 @@ ig_choose(struct ig *g, size_t top)
 	return best;
 }
 
+/* One run at x, counted as the other strategies count theirs. */
 static void
 ig_take(struct sim_world *w, struct ig *g, uint32_t x, uint8_t *built,
     struct sim_result *r)
@@ -263,6 +270,7 @@ ig_take(struct sim_world *w, struct ig *g, uint32_t x, uint8_t *built,
 	}
 }
 
+/* Two runs a side, then the best probe until the engine's stop rule holds. */
 void
 sim_infogain(struct sim_world *w, double stop_mass, double exist_alpha,
     unsigned max_samples, struct sim_result *r)
