@@ -226,6 +226,20 @@ void	engine_params_default(struct engine_params *p);
 void	engine_params_staged(struct engine_params *p);
 
 /*
+ * The posterior mass a verdict needs: 1 - (1 - confidence) * stop_margin,
+ * stricter than the confidence reported (docs/statistics.md, section 5).
+ */
+double	engine_stop_mass(const struct engine_params *p);
+
+/*
+ * Fewest samples, all kinds, before the Bayes factor over all samples may
+ * confirm a change: with fewer, clustered noise (two modes a run falls
+ * into) is not told from two levels, and in the simulator half the
+ * factor's false confirmations on bimodal null ranges came before 16.
+ */
+#define ENGINE_EXIST_MIN_SAMPLES 16
+
+/*
  * Prepares an engine over g (n >= 1, the last index the bad revision).
  * Returns 0 or -EINVAL (bad parameters, bad graph, bad prior).
  */

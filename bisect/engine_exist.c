@@ -37,14 +37,6 @@ static const double exist_tau[] = { 0.5, 1, 2, 4, 8 };
  */
 #define EXIST_CLIP 4.0
 
-/*
- * Fewest samples, all kinds, before the Bayes factor may confirm: with
- * fewer, clustered noise (two modes a run falls into) is not told from two
- * levels, and in the simulator half the factor's false confirmations on
- * bimodal null ranges came before 16 samples.
- */
-#define EXIST_MIN_SAMPLES 16
-
 /* Sufficient statistics of a group, values centred on a reference. */
 struct exist_group {
 	double	n, s, ss;
@@ -90,6 +82,7 @@ engine_split_lbf(double na, double sa, double ssa, double nb, double sb,
 	return stats_log_mean_exp(l, EXIST_NTAU);
 }
 
+/* engine_split_lbf on two groups' sums. */
 static double
 split_lbf(const struct exist_group *a, const struct exist_group *b,
     double floor2)
@@ -283,7 +276,7 @@ engine_integrated_mass(const struct engine *e, const struct engine_cand *set,
 
 /*
  * Shared mode: confirms the change once the Bayes factor over all samples
- * reaches 1 / exist_alpha, at least EXIST_MIN_SAMPLES samples are in and
+ * reaches 1 / exist_alpha, at least ENGINE_EXIST_MIN_SAMPLES samples are in and
  * the levels differ by at least min_change.  "Not reproduced" stays with
  * the endpoint check, whose power at the effect of interest is what a
  * null verdict promises.
@@ -299,7 +292,7 @@ engine_exist_step(struct engine *e)
 	    v->phase != ENGINE_PHASE_BISECT || !v->levels_ok)
 		return;
 	v->exist_lbf = exist_lbf(e);
-	if (v->ns < EXIST_MIN_SAMPLES)
+	if (v->ns < ENGINE_EXIST_MIN_SAMPLES)
 		return;
 	rel = fabs(v->mu_b - v->mu_g) / fmax(fabs(v->mu_g), 1e-300);
 	if (v->exist_lbf >= -log(e->p.exist_alpha) && rel >= e->p.min_change)

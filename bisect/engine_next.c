@@ -495,15 +495,21 @@ recheck_probes(struct engine *e, unsigned nfree)
 }
 
 /*
- * The mass a verdict needs: stricter than the reported target, because
- * with few samples per commit and noise the model does not capture
- * (bimodal, drifting) the posterior overstates itself; the margin makes the
- * reported confidence hold in the simulator (docs/statistics.md).
+ * Stricter than the reported target, because with few samples per commit
+ * and noise the model does not capture (bimodal, drifting) the posterior
+ * overstates itself; the margin makes the reported confidence hold in the
+ * simulator (docs/statistics.md).
  */
+double
+engine_stop_mass(const struct engine_params *p)
+{
+	return 1 - (1 - p->confidence) * p->stop_margin;
+}
+
 static double
 stop_mass(const struct engine *e)
 {
-	return 1 - (1 - e->p.confidence) * e->p.stop_margin;
+	return engine_stop_mass(&e->p);
 }
 
 /*

@@ -28,6 +28,9 @@ enum { ST_ENGINE, ST_STAGED, ST_ZERODAY, ST_PINPOINT, ST_NAIVE, ST_INFOGAIN,
 
 static const char *st_names[ST_N] = { "engine", "staged", "0-day", "pinpoint",
 	"naive", "infogain" };
+/* What --strategy calls each. */
+static const char *st_opts[ST_N] = { "engine", "staged", "0day", "pinpoint",
+	"naive", "infogain" };
 
 struct opts {
 	struct engine_params ep;
@@ -420,9 +423,8 @@ run_case(const struct sim_case *cs, const struct opts *o)
 				sim_pinpoint(&w, o->pp_attempts, o->pp_cap, &r);
 				break;
 			case ST_INFOGAIN:
-				sim_infogain(&w, 1 - (1 - o->ep.confidence) *
-				    o->ep.stop_margin, o->ep.exist_alpha,
-				    o->ep.max_samples, &r);
+				sim_infogain(&w, engine_stop_mass(&o->ep),
+				    o->ep.exist_alpha, o->ep.max_samples, &r);
 				break;
 			default:
 				sim_naive(&w, &r);
@@ -680,7 +682,7 @@ main(int argc, char **argv)
 	struct sim_case cs = { "linear", 1000, "normal", 2, 0.1, 1, 0, 0, 0, 1,
 	    NULL, 1, 80, 0 };
 	struct opts o;
-	int ch, single = 0, cal = 0, i;
+	int ch, single = 0, cal = 0, i, k;
 	unsigned cal_trials = 20000;
 
 	memset(&o, 0, sizeof(o));
@@ -706,16 +708,13 @@ main(int argc, char **argv)
 		case 's': cs.seed = strtoull(optarg, NULL, 10); break;
 		case 'S':
 			/* "all": the baselines; the reference is slow. */
-			for (i = 0; i < ST_N; i++)
-				o.strategies[i] = strcmp(optarg, "all") == 0 &&
-				    i != ST_INFOGAIN;
-			if (strcmp(optarg, "engine") == 0) o.strategies[ST_ENGINE] = 1;
-			else if (strcmp(optarg, "staged") == 0) o.strategies[ST_STAGED] = 1;
-			else if (strcmp(optarg, "0day") == 0) o.strategies[ST_ZERODAY] = 1;
-			else if (strcmp(optarg, "pinpoint") == 0) o.strategies[ST_PINPOINT] = 1;
-			else if (strcmp(optarg, "naive") == 0) o.strategies[ST_NAIVE] = 1;
-			else if (strcmp(optarg, "infogain") == 0) o.strategies[ST_INFOGAIN] = 1;
-			else if (strcmp(optarg, "all") != 0) usage();
+			for (k = 0, i = 0; i < ST_N; i++) {
+				o.strategies[i] = strcmp(optarg, st_opts[i]) == 0 ||
+				    (strcmp(optarg, "all") == 0 && i != ST_INFOGAIN);
+				k += o.strategies[i];
+			}
+			if (k == 0)
+				usage();
 			break;
 		case 'H': o.host_runs = 0; break;
 		case 'F': cs.trials = 500; break;

@@ -25,8 +25,6 @@
 #define IG_GRID		32
 /* Culprits below this mass are left out of the expectation. */
 #define IG_LIVE		1e-9
-/* Samples before the Bayes factor may confirm, as in the engine. */
-#define IG_MIN_SAMPLES	16
 
 /* Count, sum and sum of squares of a group's values. */
 struct ig_group {
@@ -170,8 +168,9 @@ ig_exist_lbf(const struct ig *g)
 static void
 ig_predictives(struct ig *g)
 {
+	const struct ig_group *a;
 	double nu = (double)g->ns - 2, s2;
-	size_t h, i, k;
+	size_t h, i, bad;
 
 	for (g->nlive = 0, h = 0; h < g->n; h++) {
 		if (g->p[h] < IG_LIVE)
@@ -179,9 +178,10 @@ ig_predictives(struct ig *g)
 		i = g->nlive++;
 		g->live[i] = h;
 		s2 = ig_ssw(g, h) / nu;
-		for (k = 2 * i; k < 2 * i + 2; k++) {
-			g->lm[k] = ig_mean(&g->grp[2 * h + k - 2 * i]);
-			g->ls[k] = sqrt(s2 * (1 + 1 / g->grp[2 * h + k - 2 * i].n));
+		for (bad = 0; bad < 2; bad++) {
+			a = &g->grp[2 * h + bad];
+			g->lm[2 * i + bad] = ig_mean(a);
+			g->ls[2 * i + bad] = sqrt(s2 * (1 + 1 / a->n));
 		}
 	}
 }
@@ -294,7 +294,7 @@ sim_infogain(struct sim_world *w, double stop_mass, double exist_alpha,
 	r->verdict = SIM_INCONCLUSIVE;
 	for (;;) {
 		top = ig_posterior(&g);
-		if (g.p[top] >= stop_mass && g.ns >= IG_MIN_SAMPLES &&
+		if (g.p[top] >= stop_mass && g.ns >= ENGINE_EXIST_MIN_SAMPLES &&
 		    ig_exist_lbf(&g) >= -log(exist_alpha)) {
 			r->verdict = SIM_DONE;
 			r->culprit = (uint32_t)top;
