@@ -21,6 +21,7 @@
 
 #include <jansson.h>
 
+#include "common/agg.h"
 #include "common/error.h"
 #include "common/names.h"
 #include "common/proto.h"
@@ -113,6 +114,8 @@ struct config_metric {
 	char		*name;
 	enum config_metric_kind kind;
 	enum config_direction direction;
+	enum agg_kind	 agg;		/* a run's values as one; AGG_MEAN
+					   (pass-fail: AGG_MAX) */
 };
 
 struct config_benchmark {

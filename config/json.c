@@ -12,6 +12,7 @@
 
 #include <jansson.h>
 
+#include "common/agg.h"
 #include "common/xmalloc.h"
 #include "config/config.h"
 #include "config/internal.h"
@@ -113,10 +114,11 @@ config_json_metrics(const struct config_key *key, const void *base)
 	(void)key;
 	for (i = 0; i < b->nmetrics; i++) {
 		m = &b->metrics[i];
-		json_array_append_new(a, json_pack("{s:s, s:s}",
+		json_array_append_new(a, json_pack("{s:s, s:s, s:s}",
 		    "name", m->name,
 		    "kind", m->kind == CONFIG_METRIC_PASS_FAIL ? "pass-fail" :
-		    m->direction == CONFIG_LOWER_IS_BETTER ? "lower" : "higher"));
+		    m->direction == CONFIG_LOWER_IS_BETTER ? "lower" : "higher",
+		    "aggregate", name_of(agg_names, (int)m->agg)));
 	}
 	return a;
 }

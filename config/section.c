@@ -149,7 +149,10 @@ static const struct config_key config_benchmark_keys[] = {
 	    LIVE, "Deadline of the run and collect steps."),
 	KEY(config_benchmark, metrics, metrics, REQ, 0, 0, NULL, LIVE,
 	    "Metrics the run reports, each NAME:higher, NAME:lower or "
-	    "NAME:pass-fail."),
+	    "NAME:pass-fail, then optionally :mean, :median, :min or :max: "
+	    "how a run's values of the metric (one per iteration) become "
+	    "the one value the statistics see for that run (mean; "
+	    "pass-fail max)."),
 	KEY(config_benchmark, min_change, fraction, 0, 0, 0, "0.01", LIVE,
 	    "Smallest relative change worth bisecting."),
 	KEYE(config_benchmark, verify, config_verify_words, "revert", LIVE,

@@ -15,6 +15,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "common/agg.h"
 #include "common/error.h"
 #include "common/xmalloc.h"
 #include "config/config.h"
@@ -459,6 +460,49 @@ config_metric_kind(const char *word, struct config_metric *m)
 	return -EINVAL;
 }
 
+/* The word after colon, blanks skipped. */
+static char *
+config_metric_word(char *colon)
+{
+	char *w = colon + 1;
+
+	while (isspace((unsigned char)*w))
+		w++;
+	return w;
+}
+
+/* Cuts item at colon (blanks before it too) and returns the word after. */
+static char *
+config_metric_split(char *item, char *colon)
+{
+	char *w = config_metric_word(colon);
+
+	*colon = '\0';
+	while (colon > item && isspace((unsigned char)colon[-1]))
+		*--colon = '\0';
+	return w;
+}
+
+/*
+ * A run's values reach the statistics as one (common/agg.h): the mean by
+ * default; a pass-fail run fails when any of its values fails (max), and
+ * only min or max keep a pass-fail value 0 or 1.
+ */
+static int
+config_metric_agg(struct config_metric *m, const char *name, int agg,
+    struct bd_error *err)
+{
+	if (m->kind == CONFIG_METRIC_PASS_FAIL) {
+		if (agg == AGG_MEAN || agg == AGG_MEDIAN)
+			return bd_error_set(err, -EINVAL, "metric '%s': a "
+			    "pass-fail metric takes :max (any failure fails "
+			    "the run, the default) or :min", name);
+		m->agg = agg < 0 ? AGG_MAX : (enum agg_kind)agg;
+	} else
+		m->agg = agg < 0 ? AGG_MEAN : (enum agg_kind)agg;
+	return 0;
+}
+
 /* Frees a metrics array built by config_value_metrics. */
 static void
 config_metrics_free(struct config_metric *m, size_t n)
@@ -484,7 +528,7 @@ config_value_metrics(const struct config_ctx *ctx,
 	char item[BD_METRIC_NAME_MAX + 32], *colon, *kind;
 	const char *s = value;
 	size_t n = 0, nitems = 0, i;
-	int rc;
+	int rc, agg;
 
 	(void)ctx; (void)key;
 	if (value[0] == '\0')
@@ -500,14 +544,19 @@ config_value_metrics(const struct config_ctx *ctx,
 			    item, item, item, item);
 			goto fail;
 		}
-		kind = colon + 1;
-		while (isspace((unsigned char)*kind))
-			kind++;
-		*colon = '\0';
-		while (colon > item && isspace((unsigned char)colon[-1]))
-			*--colon = '\0';
 		m = xreallocarray(m, n + 1, sizeof(*m));
 		m[n].name = NULL;
+		kind = config_metric_split(item, colon);
+		/* NAME:KIND:AGG when the last word is an aggregate and the
+		 * one before it a kind (names may hold colons themselves). */
+		agg = -1;
+		if (name_find(agg_names, kind, &agg) == 0 &&
+		    (colon = strrchr(item, ':')) != NULL &&
+		    config_metric_kind(config_metric_word(colon),
+		    &m[n]) == 0)
+			kind = config_metric_split(item, colon);
+		else
+			agg = -1;
 		if (!bd_metric_name_valid(item)) {
 			rc = bd_error_set(err, -EINVAL, "invalid metric name "
 			    "'%.64s%s' (%s)", item, strlen(item) > 64 ? "..." :
@@ -516,10 +565,13 @@ config_value_metrics(const struct config_ctx *ctx,
 		}
 		if (config_metric_kind(kind, &m[n]) < 0) {
 			rc = bd_error_set(err, -EINVAL, "metric '%s': unknown "
-			    "kind '%s' (expected higher, lower or pass-fail)",
+			    "kind '%s' (expected higher, lower or pass-fail, "
+			    "then optionally :mean, :median, :min or :max)",
 			    item, kind);
 			goto fail;
 		}
+		if ((rc = config_metric_agg(&m[n], item, agg, err)) < 0)
+			goto fail;
 		for (i = 0; i < n; i++) {
 			if (strcmp(m[i].name, item) == 0) {
 				rc = bd_error_set(err, -EINVAL,

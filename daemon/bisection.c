@@ -4,10 +4,12 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "common/agg.h"
 #include "common/xmalloc.h"
 #include "config/config.h"
 #include "daemon/bisection.h"
 #include "daemon/sched.h"
+#include "daemon/sched_int.h"
 #include "daemon/verify.h"
 #include "repo/graph.h"
 #include "repo/rev.h"
@@ -297,6 +299,24 @@ bisection_probe_sha(struct bisection *b, uint32_t commit,
 		graph_oid_tostr(out, GIT_OID_HEXSZ + 1, &b->g.oids[commit]);
 }
 
+/*
+ * The aggregate that makes a run's values of metric one value: the
+ * headline metric's as the engine was set up, any other's as configured.
+ */
+enum agg_kind
+bisection_agg_of(void *arg, const char *metric)
+{
+	const struct bisection *b = arg;
+	const struct config_benchmark *bc;
+	const struct config_metric *m;
+
+	if (strcmp(metric, b->rec.metric) == 0)
+		return b->agg;
+	bc = config_benchmark_find(sched_config(b->s), b->rec.benchmark);
+	m = bc ? config_metric_find(bc, metric) : NULL;
+	return m ? m->agg : AGG_MEAN;
+}
+
 /* The one place a result's metric is matched to the bisection's. */
 const struct store_metric *
 bisection_metric(const struct bisection *b, const struct store_metric *m,
@@ -319,7 +339,8 @@ bisection_feed(struct bisection *b, uint32_t commit,
     enum store_run_state state, const struct store_metric *m, size_t n,
     struct bd_error *err)
 {
-	size_t i;
+	double *v = NULL, value;
+	size_t i, nv = 0;
 	int rc;
 
 	if (state == STORE_RUN_SKIPPED) {
@@ -331,13 +352,24 @@ bisection_feed(struct bisection *b, uint32_t commit,
 	}
 	if (state != STORE_RUN_DONE)
 		return 0;
-	/* Every value of the metric is a sample (LKP: one per iteration). */
+	/*
+	 * The run is the unit: its values of the metric (LKP: one per
+	 * iteration, all from one boot) are one sample, their aggregate.
+	 */
 	for (i = 0; i < n; i++)
-		if (strcmp(m[i].name, b->rec.metric) == 0 &&
-		    (rc = engine_add_sample(&b->e, commit, m[i].value,
-		    err)) < 0)
-			return rc;
-	return 0;	/* a done run without this metric adds nothing */
+		if (strcmp(m[i].name, b->rec.metric) == 0) {
+			v = xreallocarray(v, nv + 1, sizeof(*v));
+			v[nv++] = m[i].value;
+		}
+	if (nv == 0)
+		return 0;	/* a done run without this metric adds nothing */
+	if (agg_apply(b->agg, v, nv, &value) < 0)
+		rc = bd_error_set(err, -ERANGE, "a value of %s is beyond "
+		    "%g in magnitude", b->rec.metric, BD_VALUE_MAX);
+	else
+		rc = engine_add_sample(&b->e, commit, value, err);
+	free(v);
+	return rc;
 }
 
 struct replay_ctx {

@@ -80,6 +80,8 @@ struct bisection {
 	int			 engine_ready;
 	struct bisection_probe_list probes;
 	size_t			 nprobes;
+	enum agg_kind		 agg;		/* the metric's values in one
+						   run as one sample */
 	double			 run_ms_sum;	/* for the time estimate */
 	unsigned		 run_ms_n;
 	struct verify		*verify;	/* owned; NULL until a culprit */
@@ -124,6 +126,8 @@ int64_t	bisection_params_parent(const char *params);
 /* The stored form of a sweep's origin (bisections.origin).  Caller frees. */
 struct sched_origin;
 char	*bisection_origin_encode(const struct sched_origin *o);
+/* A store_agg_cb (store_run_value_list) for the bisection arg. */
+enum agg_kind bisection_agg_of(void *arg, const char *metric);
 /* The bisection's metric among a run's metrics (its first value), or NULL. */
 const struct store_metric *bisection_metric(const struct bisection *b,
 	    const struct store_metric *m, size_t n);

@@ -358,7 +358,9 @@ reporter_gather(struct store *st, const struct config *cfg,
 		rd_culprit(rd, repo, b->rec.culprit);
 	if (in->kind == REPORT_INCONCLUSIVE)
 		rd_candidates(rd, repo);
-	store_sample_list(st, b->id, NULL, rd_sample, rd, &err);
+	/* The run is the unit: one value a run, as the engine saw them. */
+	store_run_value_list(st, b->id, NULL, NULL, bisection_agg_of, b,
+	    rd_sample, rd, &err);
 	store_run_list(st, b->id, ~0u, rd_run_time, rd, &err);
 	in->parents = rd->parents;
 	in->n_parents = rd->nparents;

@@ -235,6 +235,7 @@ sched_loaded(struct bisection *b, int rc, const struct bd_error *lerr)
 		return;
 	}
 	bisection_engine_params(b, m, bench->min_change, &p);
+	b->agg = m->agg;
 	if (engine_init(&b->e, &b->g, &p, &err) < 0) {
 		sched_fail(s, b, err.msg);
 		return;

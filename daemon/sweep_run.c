@@ -19,6 +19,7 @@
 #include <string.h>
 
 #include "bisect/sweep_stats.h"
+#include "common/agg.h"
 #include "common/log.h"
 #include "common/xmalloc.h"
 #include "config/config.h"
@@ -433,16 +434,24 @@ sweep_mark_failed(struct sweeper *sw, const struct config_sweep *w,
 	sweep_release(sw, c);
 }
 
-/* Stores one run's metrics as the row's next run (first value of each). */
+/*
+ * Stores one run's metrics as the row's next run: the run is the unit,
+ * so each metric's values in it (one per iteration) become one value, by
+ * the metric's configured aggregate.
+ */
 static void
 sweep_store_run(struct sweeper *sw, const struct config_sweep *w,
     int64_t row, int64_t job, const struct step_result *r)
 {
+	const struct config_benchmark *bc = config_benchmark_find(
+	    sweeper_config(sw), w->benchmark);
+	const struct config_metric *cm;
 	struct store_metric *m;
 	struct sweep_rows rows;
 	const struct store_sweep_ref *cur;
 	struct bd_error err;
-	size_t i, n = 0;
+	double *v;
+	size_t i, j, nv, n = 0;
 
 	if (sweep_rows_load(sw, w->name, &rows, &err) < 0) {
 		log_warnx("sweep %s: %s", w->name, err.msg);
@@ -450,12 +459,20 @@ sweep_store_run(struct sweeper *sw, const struct config_sweep *w,
 	}
 	cur = sweep_rows_find(&rows, row);
 	m = xcalloc(r->metrics.n + 1, sizeof(*m));
-	for (i = 0; i < r->metrics.n; i++)
-		if (r->metrics.v[i].index == 0) {
-			m[n].name = r->metrics.v[i].name;
-			m[n].value = r->metrics.v[i].value;
+	v = xcalloc(r->metrics.n + 1, sizeof(*v));
+	for (i = 0; i < r->metrics.n; i++) {
+		if (r->metrics.v[i].index != 0)
+			continue;
+		for (nv = 0, j = i; j < r->metrics.n; j++)
+			if (strcmp(r->metrics.v[j].name,
+			    r->metrics.v[i].name) == 0)
+				v[nv++] = r->metrics.v[j].value;
+		cm = bc ? config_metric_find(bc, r->metrics.v[i].name) : NULL;
+		m[n].name = r->metrics.v[i].name;
+		if (agg_apply(cm ? cm->agg : AGG_MEAN, v, nv, &m[n].value) == 0)
 			n++;
-		}
+	}
+	free(v);
 	if (cur != NULL && store_sweep_run_record(sw->env.store, row,
 	    cur->runs + 1, job, m, n, &err) < 0)
 		log_warnx("sweep %s: %s", w->name, err.msg);

@@ -63,7 +63,8 @@ verify_collect(void *arg, const struct store_sample *sm)
 	return 0;
 }
 
-/* The headline metric's samples at sha (NULL: at the good boundaries). */
+/* The headline metric's values at sha, one a run (NULL: at the good
+ * boundaries). */
 void
 verify_values(struct sched *s, const struct bisection *b, const char *sha,
     struct verify_values *out)
@@ -73,8 +74,8 @@ verify_values(struct sched *s, const struct bisection *b, const char *sha,
 	memset(out, 0, sizeof(*out));
 	out->b = b;
 	out->good = sha == NULL;
-	if (store_sample_list(sched_store(s), b->id, sha, verify_collect, out,
-	    &err) < 0)
+	if (store_run_value_list(sched_store(s), b->id, sha, b->rec.metric,
+	    bisection_agg_of, (void *)b, verify_collect, out, &err) < 0)
 		log_warnx("bisection %" PRId64 ": %s", b->id, err.msg);
 }
 

@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "common/agg.h"
 #include "common/xmalloc.h"
 #include "remote/lava_result.h"
 
@@ -95,10 +96,11 @@ lava_result_case(struct lava_result *r, json_t *c, const char *build_case,
 	}
 	if ((rc = metrics_name_check("test case", name, err)) < 0)
 		return rc;
-	if (!isfinite(v))
+	if (!agg_value_valid(v))
 		return bd_error_set(err, -EINVAL, "test case %s: measurement "
-		    "'%.64s' is not a number", name, json_is_string(mj) ?
-		    json_string_value(mj) : "inf");
+		    "'%.64s' is not a number of at most %g in magnitude",
+		    name, json_is_string(mj) ? json_string_value(mj) : "inf",
+		    BD_VALUE_MAX);
 	if (r->metrics.n >= LAVA_RESULT_MAX_METRICS)
 		return bd_error_set(err, -EINVAL, "more than %d measured test "
 		    "cases", LAVA_RESULT_MAX_METRICS);

@@ -7,6 +7,7 @@
 
 #include <jansson.h>
 
+#include "common/agg.h"
 #include "common/names.h"
 #include "common/xmalloc.h"
 #include "remote/metrics.h"
@@ -110,6 +111,10 @@ metrics_add(const char *key, const json_t *val, unsigned index,
 	if (!isfinite(d))
 		return bd_error_set(err, -EINVAL,
 		    "result metric \"%s\" is not finite", key);
+	if (!agg_value_valid(d))
+		return bd_error_set(err, -ERANGE, "result metric \"%s\" "
+		    "value %g is beyond %g in magnitude, more than the "
+		    "statistics can add up", key, d, BD_VALUE_MAX);
 	metrics_append(out, key, d, index);
 	return 0;
 }

@@ -50,6 +50,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "common/agg.h"
 #include "common/error.h"
 
 struct store;
@@ -298,6 +299,8 @@ struct store_sample {
 	int64_t		 seq;		/* the run's finish order */
 	unsigned	 index;		/* which of the run's values of metric */
 	int64_t		 reused_from;	/* sweep_refs row of a reused run; 0 */
+	unsigned	 nvalues;	/* raw values behind value: 1, or more
+					   from store_run_value_list */
 };
 
 typedef int (*store_run_cb)(void *arg, const struct store_run *r);
@@ -343,6 +346,17 @@ int	store_run_list(struct store *s, int64_t bisection, unsigned state_mask,
  */
 int	store_sample_list(struct store *s, int64_t bisection, const char *commit,
 	    store_sample_cb cb, void *arg, struct bd_error *err);
+/* The aggregate of a metric's values in one run (common/agg.h). */
+typedef enum agg_kind (*store_agg_cb)(void *arg, const char *metric);
+/*
+ * The same samples with the run as the unit: one per run and metric, its
+ * value the aggregate agg_of gives for the metric of that run's values
+ * (index 0, nvalues the count).  metric, when not NULL, keeps that one.
+ */
+int	store_run_value_list(struct store *s, int64_t bisection,
+	    const char *commit, const char *metric, store_agg_cb agg_of,
+	    void *agg_arg, store_sample_cb cb, void *arg,
+	    struct bd_error *err);
 
 /* Run counts by state, samples and probes, consistent with each other. */
 int	store_bisection_stats(struct store *s, int64_t id,
