@@ -1,6 +1,9 @@
 #include <criterion/criterion.h>
+#include <errno.h>
+#include <math.h>
 #include <string.h>
 
+#include "common/agg.h"
 #include "common/error.h"
 #include "common/proto.h"
 #include "common/xmalloc.h"
@@ -107,4 +110,36 @@ Test(common, text_and_lines_show_controls_as_question_marks)
 		cr_expect_str_eq(bd_utf8_text(s), cases[i].text, "text %zu", i);
 		free(s);
 	}
+}
+
+/* A run's values as one: each aggregate, and no overflow on the way. */
+Test(common, aggregates_of_a_run)
+{
+	static const double v[] = { 3, -1, 8, 2 };
+	static const double big[] = { 1e100, 1e100, -1e100, 1e100 };
+	double out, bad[] = { 1, NAN };
+	int k;
+
+	cr_assert_eq(agg_apply(AGG_MEAN, v, 4, &out), 0);
+	cr_expect_float_eq(out, 3, 1e-12);
+	cr_assert_eq(agg_apply(AGG_MEDIAN, v, 4, &out), 0);
+	cr_expect_float_eq(out, 2.5, 1e-12);
+	cr_assert_eq(agg_apply(AGG_MEDIAN, v, 3, &out), 0);
+	cr_expect_float_eq(out, 3, 1e-12);
+	cr_assert_eq(agg_apply(AGG_MIN, v, 4, &out), 0);
+	cr_expect_eq(out, -1);
+	cr_assert_eq(agg_apply(AGG_MAX, v, 4, &out), 0);
+	cr_expect_eq(out, 8);
+	cr_assert_eq(agg_apply(AGG_MEAN, big, 4, &out), 0);
+	cr_expect(isfinite(out) && fabs(out - 5e99) < 1e86, "%g", out);
+	cr_assert_eq(agg_apply(AGG_MEDIAN, big, 4, &out), 0);
+	cr_expect_eq(out, 1e100);
+	cr_expect_eq(agg_apply(AGG_MEAN, v, 0, &out), -EINVAL);
+	cr_expect_eq(agg_apply(AGG_MEAN, bad, 2, &out), -EINVAL);
+	bad[1] = 1.7e308;
+	cr_expect_eq(agg_apply(AGG_MAX, bad, 2, &out), -EINVAL);
+	cr_expect(agg_value_valid(-BD_VALUE_MAX));
+	cr_expect(!agg_value_valid(INFINITY));
+	cr_expect_eq(name_find(agg_names, "median", &k), 0);
+	cr_expect_eq(k, AGG_MEDIAN);
 }

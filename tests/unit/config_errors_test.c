@@ -129,7 +129,22 @@ static const struct cfg_case cfg_cases[] = {
 	{ "metric with bad kind", "[benchmark b]\nrun = r\n"
 	  "metrics = tput:faster\n",
 	  "3: [benchmark b] metrics: metric 'tput': unknown kind 'faster' "
-	  "(expected higher, lower or pass-fail)" },
+	  "(expected higher, lower or pass-fail, then optionally :mean, "
+	  ":median, :min or :max)" },
+	{ "aggregate without kind", "[benchmark b]\nrun = r\n"
+	  "metrics = tput:median\n",
+	  "3: [benchmark b] metrics: metric 'tput': unknown kind 'median' "
+	  "(expected higher, lower or pass-fail, then optionally :mean, "
+	  ":median, :min or :max)" },
+	{ "unknown aggregate", "[benchmark b]\nrun = r\n"
+	  "metrics = tput:higher:p90\n",
+	  "3: [benchmark b] metrics: metric 'tput:higher': unknown kind "
+	  "'p90' (expected higher, lower or pass-fail, then optionally "
+	  ":mean, :median, :min or :max)" },
+	{ "pass-fail mean", "[benchmark b]\nrun = r\n"
+	  "metrics = boot:pass-fail:mean\n",
+	  "3: [benchmark b] metrics: metric 'boot': a pass-fail metric "
+	  "takes :max (any failure fails the run, the default) or :min" },
 	{ "metric twice", "[benchmark b]\nrun = r\n"
 	  "metrics = a:higher, a:lower\n",
 	  "3: [benchmark b] metrics: metric 'a' listed twice" },

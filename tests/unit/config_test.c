@@ -290,6 +290,35 @@ CFGT_TEST(every_section_parsed)
 	cr_expect_eq(config_group_roles(&cfgt_cfg, "default"), 0);
 }
 
+/*
+ * NAME:KIND:AGG says how a run's values (one per iteration) become the
+ * run's one value; names keep their own colons (LKP's interrupts.CAL:...).
+ */
+CFGT_TEST(metric_aggregates)
+{
+	const struct config_benchmark *b;
+
+	cfgt_load_ok("[benchmark b]\nrun = r\nmetrics = a:higher, "
+	    "b:lower:median, irq.CAL:Function_call:lower:max, "
+	    "x:y:higher:min, boot:pass-fail, ok:pass-fail:min\n");
+	b = config_benchmark_find(&cfgt_cfg, "b");
+	cr_assert_not_null(b);
+	cr_assert_eq(b->nmetrics, 6);
+	cr_expect_str_eq(b->metrics[0].name, "a");
+	cr_expect_eq(b->metrics[0].agg, AGG_MEAN);
+	cr_expect_str_eq(b->metrics[1].name, "b");
+	cr_expect_eq(b->metrics[1].direction, CONFIG_LOWER_IS_BETTER);
+	cr_expect_eq(b->metrics[1].agg, AGG_MEDIAN);
+	cr_expect_str_eq(b->metrics[2].name, "irq.CAL:Function_call");
+	cr_expect_eq(b->metrics[2].agg, AGG_MAX);
+	cr_expect_str_eq(b->metrics[3].name, "x:y");
+	cr_expect_eq(b->metrics[3].direction, CONFIG_HIGHER_IS_BETTER);
+	cr_expect_eq(b->metrics[3].agg, AGG_MIN);
+	cr_expect_eq(b->metrics[4].agg, AGG_MAX, "a failed iteration "
+	    "fails the run");
+	cr_expect_eq(b->metrics[5].agg, AGG_MIN);
+}
+
 CFGT_TEST(defaults)
 {
 	const struct config_host *h;

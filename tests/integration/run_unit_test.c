@@ -1,0 +1,102 @@
+/*
+ * The run is the unit of replication, end to end: a benchmark that prints
+ * 200 values a run around a level that moves from boot to boot (issue 33's
+ * reproducer).  Counted as independent samples, the first two runs of a
+ * range where nothing changes "confirmed" a change at a Bayes factor of
+ * 10^183 and named a different culprit each time.  With one value a run,
+ * that range ends without a culprit, and a change of three between-run
+ * standard deviations is found.  The raw values stay stored and shown.
+ */
+#include <criterion/criterion.h>
+#include <jansson.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "common/xmalloc.h"
+#include "tests/support/svc.h"
+#include "tests/support/tst.h"
+
+TestSuite(run_unit, .fini = svc_fini, .timeout = 900);
+
+/* The step at the culprit, in the level's units (its sd is 5). */
+static int arr_step;
+
+/*
+ * [benchmark arr]: the fixture's build, and a run that reads COST from the
+ * commit's bench.c and prints one array from arrnoise.awk.
+ */
+static char *
+arr_bench(void)
+{
+	char *text, *awk;
+
+	xasprintf(&awk, "%s/tests/fixtures/arrays/arrnoise.awk",
+	    tst_env_path("BISECTD_SRCDIR"));
+
+	xasprintf(&text, "\n[benchmark arr]\n"
+	    "build = mkdir -p {workdir}/src-{short} && git -C %s archive "
+	    "{commit} | tar -x -C {workdir}/src-{short}\n"
+	    "artifact = {workdir}/src-{short}/bench.c\n"
+	    "run = s=$(od -An -N4 -tu4 /dev/urandom | tr -d ' ') && c=$(sed "
+	    "-n 's/^#define COST //p' {artifact}) && awk -v seed=$s -v "
+	    "cost=$c -v step=%d -f %s\n"
+	    "metrics = m:higher\n"
+	    "min_change = 1%%\n"
+	    "build_timeout = 2m\nrun_timeout = 1m\n", svc.repo, arr_step, awk);
+	free(awk);
+	return text;
+}
+
+/* Done runs of bisection id and its values of m, raw, from `samples`. */
+static void
+arr_counts(int64_t id, size_t *runs, size_t *values)
+{
+	json_t *r, *s;
+	size_t i;
+
+	*runs = *values = 0;
+	r = svc_req("{\"cmd\":\"samples\",\"bisection\":%lld}",
+	    (long long)id);
+	json_array_foreach(json_object_get(r, "samples"), i, s) {
+		cr_assert_str_eq(json_string_value(json_object_get(s,
+		    "metric")), "m");
+		(*values)++;
+		if (json_integer_value(json_object_get(s, "index")) == 0)
+			(*runs)++;
+	}
+	json_decref(r);
+}
+
+Test(run_unit, per_iteration_values_on_a_null_range_name_no_culprit)
+{
+	size_t runs, values;
+	json_t *b;
+	int64_t id;
+
+	arr_step = 0;
+	svc_setup_with("svc-arr0", 2, "2:3", 0, arr_bench);
+	id = svc_bisect_on("arr", svc.good, svc.bad, "m", NULL);
+	b = svc_wait(id);
+	cr_assert_str_eq(json_string_value(json_object_get(b, "verdict")),
+	    "not-reproduced", "a range where nothing changed: %s",
+	    json_dumps(b, 0));
+	/* The engine counted runs: status's samples are the done runs. */
+	arr_counts(id, &runs, &values);
+	cr_assert_eq((size_t)json_integer_value(json_object_get(b,
+	    "samples")), runs);
+	cr_assert_gt(runs, 3);
+	cr_assert_eq(values, 200 * runs, "every raw value is kept");
+	json_decref(b);
+}
+
+Test(run_unit, a_change_of_three_run_sds_is_found)
+{
+	json_t *b;
+
+	arr_step = 15;
+	svc_setup_with("svc-arr1", 2, "2:3", 0, arr_bench);
+	b = svc_wait(svc_bisect_on("arr", svc.good, svc.bad, "m", NULL));
+	svc_assert_culprit(b);
+	json_decref(b);
+}
