@@ -2,7 +2,8 @@
  * Benchmark results: a JSON object of numbers, {"throughput": 881807.5},
  * or of arrays of numbers, one per iteration of the benchmark in the run
  * (LKP's shape: {"vm-scalability.throughput": [v1, v2, ...]}), each element
- * one sample.  Metric names follow bd_metric_name_valid (common/names.h).
+ * one stored value; the statistics see the run's aggregate (common/agg.h).
+ * Metric names follow bd_metric_name_valid (common/names.h).
  *
  * The run step prints it as the last line of its stdout, or leaves it in a
  * result file.  Anything else (not JSON, not an object, a string, a boolean,

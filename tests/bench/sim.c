@@ -473,7 +473,8 @@ run_case(const struct sim_case *cs, const struct opts *o)
 static void
 calibrate(const struct opts *o, unsigned trials, uint64_t seed)
 {
-	static const char *noises[] = { "normal", "t3", "outlier", "bimodal" };
+	static const char *noises[] = { "normal", "t3", "outlier", "bimodal",
+	    "arrays" };
 	static const double ds[] = { 0, 1, 2 };
 	struct sim_case cs = { "linear", 1, "normal", 0, 0, 0, 0, 0, 1, seed,
 		    NULL, 0, 0, 0 };
@@ -484,15 +485,15 @@ calibrate(const struct opts *o, unsigned trials, uint64_t seed)
 
 	printf("reproduction check: rate of \"reproduced\" and mean endpoint"
 	    " samples, %u trials each\n", trials);
-	for (ni = 0; ni < 6; ni++) {
+	for (ni = 0; ni < 7; ni++) {
 		for (di = 0; di < 3; di++) {
-			if (ni < 4) {
+			if (ni < 5) {
 				cs.noise = noises[ni];
 				cs.d = ds[di];
 				cs.null = di == 0;
 			} else {
 				cs.noise = "passfail";
-				cs.pg = ni == 4 ? 0.05 : 0.3;
+				cs.pg = ni == 5 ? 0.05 : 0.3;
 				cs.pb = di == 0 ? cs.pg : di == 1 ? cs.pg + 0.3 : 1;
 				cs.null = di == 0;
 			}
@@ -505,7 +506,7 @@ calibrate(const struct opts *o, unsigned trials, uint64_t seed)
 				samples += r.endpoint_samples;
 				sim_world_release(&w);
 			}
-			if (ni < 4)
+			if (ni < 5)
 				printf("  %-8s d=%g", cs.noise, cs.d);
 			else
 				printf("  %-8s pg=%.2f pb=%.2f", cs.noise, cs.pg,
@@ -536,13 +537,14 @@ static const struct {
 static void
 standard_table(const struct opts *o, uint64_t seed)
 {
-	static const char *noises[] = { "normal", "t3", "outlier", "bimodal" };
+	static const char *noises[] = { "normal", "t3", "outlier", "bimodal",
+	    "arrays" };
 	static const double ds[] = { 1, 2, 4, 8 };
 	unsigned s = o->trials, big = (s + 3) / 4, nul = s * 5 / 2;
 	struct sim_case cs;
 	size_t i, j;
 
-	for (i = 0; i < 4; i++)
+	for (i = 0; i < 5; i++)
 		for (j = 0; j < 4; j++) {
 			cs = (struct sim_case){ "linear", 1000, noises[i], ds[j],
 			    0, 0, 0, 0, s, seed,
@@ -587,8 +589,8 @@ standard_table(const struct opts *o, uint64_t seed)
 		    0, i, i ? nul : s, seed, NULL, 0, 0, 200 };
 		run_case(&cs, o);
 	}
-	for (i = 0; i < 5; i++) {
-		cs = (struct sim_case){ "linear", 1000, i < 4 ? noises[i] :
+	for (i = 0; i < 6; i++) {
+		cs = (struct sim_case){ "linear", 1000, i < 5 ? noises[i] :
 		    "passfail", 0, 0.3, 0.3, 0, 1, nul, seed,
 		    NULL, 0, 0, 0 };
 		run_case(&cs, o);
@@ -600,7 +602,7 @@ static void
 usage(void)
 {
 	fprintf(stderr,
-	    "usage: sim [--dag linear|merge] [--n N] [--noise normal|t3|outlier|"
+	    "usage: sim [--dag linear|merge] [--n N] [--noise normal|t3|outlier|arrays|"
 	    "bimodal|passfail]\n"
 	    "           [--d D] [--pg P] [--pb P] [--skip F] [--null] [--trials T]"
 	    " [--seed S]\n"

@@ -17,7 +17,8 @@
 struct sim_case {
 	const char	*dag;		/* linear | merge */
 	size_t		 n;		/* candidates */
-	const char	*noise;		/* normal t3 outlier bimodal passfail */
+	const char	*noise;		/* normal t3 outlier bimodal arrays
+					   passfail */
 	double		 d;		/* |change| / sd (numeric) */
 	double		 pg, pb;	/* failure rates (passfail) */
 	double		 skip;		/* fraction of unbuildable commits */

@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "common/agg.h"
 #include "common/xmalloc.h"
 #include "tests/bench/sim.h"
 
@@ -295,6 +296,29 @@ noise(struct sim_world *w)
 	return sim_rng_norm(r);
 }
 
+/*
+ * "arrays": a run prints SIM_ARRAY_K values (one per iteration) around a
+ * level of its own.  The level moves from boot to boot with unit sd; the
+ * iterations move around it far less.  The engine gets what the daemon
+ * gives it, the run's one value (the mean, common/agg.h).
+ */
+#define SIM_ARRAY_K	20
+#define SIM_ARRAY_SD	0.05
+
+static double
+sim_world_array(struct sim_world *w, double level)
+{
+	double v[SIM_ARRAY_K], out;
+	int i;
+
+	level += sim_rng_norm(&w->rng);
+	for (i = 0; i < SIM_ARRAY_K; i++)
+		v[i] = level + SIM_ARRAY_SD * sim_rng_norm(&w->rng);
+	if (agg_apply(AGG_MEAN, v, SIM_ARRAY_K, &out) < 0)
+		abort();	/* finite values of a finite level */
+	return out;
+}
+
 /* The truth plus noise: what a benchmark run would report. */
 double
 sim_world_sample(struct sim_world *w, uint32_t commit)
@@ -306,6 +330,8 @@ sim_world_sample(struct sim_world *w, uint32_t commit)
 	w->wild = 0;
 	if (strcmp(w->cs->noise, "passfail") == 0)
 		return sim_rng_unif(&w->rng) < (bad ? w->cs->pb : w->cs->pg);
+	if (strcmp(w->cs->noise, "arrays") == 0)
+		return sim_world_array(w, w->base + (bad ? w->delta : 0) + dr);
 	return w->base + (bad ? w->delta : 0) + dr + noise(w);
 }
 
