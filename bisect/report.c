@@ -428,6 +428,34 @@ report_write_distributions(FILE *fp, const struct report_summary *ctx)
 }
 
 /*
+ * The run is the unit: where runs printed several values of the metric,
+ * a reader must know that each point is a run's aggregate, and where the
+ * raw values are.
+ */
+static void
+report_write_run_note(FILE *fp, const struct report_input *in)
+{
+	unsigned lo = 0, hi = 0, k;
+	size_t i;
+
+	for (i = 0; i < in->n_samples; i++) {
+		k = in->samples[i].nvalues ? in->samples[i].nvalues : 1;
+		lo = lo == 0 || k < lo ? k : lo;
+		hi = k > hi ? k : hi;
+	}
+	if (hi <= 1)
+		return;
+	fprintf(fp, "Each point is one run: the %s of its ", in->run_aggregate ?
+	    in->run_aggregate : "mean");
+	if (lo == hi)
+		fprintf(fp, "%u values", hi);
+	else
+		fprintf(fp, "%u to %u values", lo, hi);
+	fprintf(fp, " of %s (one per iteration; `bisectctl samples %s` "
+	    "lists them).\n\n", in->metric, in->id ? in->id : "ID");
+}
+
+/*
  * The samples behind the verdict, drawn so that a mail reader can judge the
  * noise.
  */
@@ -440,6 +468,7 @@ report_write_plots(FILE *fp, const struct report_input *in)
 	size_t i, n = in->n_samples + in->n_good_samples + in->n_bad_samples;
 
 	pts = xreallocarray(NULL, n ? n : 1, sizeof(*pts));
+	report_write_run_note(fp, in);
 	if (in->n_samples > 0) {
 		for (i = 0; i < in->n_samples; i++)
 			pts[i] = (struct report_point){ (double)(i + 1),

@@ -88,8 +88,9 @@ struct report_side {
 struct report_sample {
 	const char		*sha;
 	long			 position;	/* 0 good .. n_positions bad */
-	double			 value;
+	double			 value;		/* the run's one value */
 	enum report_class	 cls;
+	unsigned		 nvalues;	/* raw values behind it (0: 1) */
 };
 
 struct report_candidate {
@@ -198,6 +199,9 @@ struct report_input {
 	 */
 	const struct report_sample *samples;
 	size_t			 n_samples;
+	const char		*run_aggregate;	/* "mean", ...: how a run's
+						   values became one (NULL:
+						   "mean") */
 	long			 n_positions;	/* 0: no position plot */
 	long			 culprit_position;	/* -1: none */
 

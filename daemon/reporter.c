@@ -101,6 +101,7 @@ rd_sample(void *arg, const struct store_sample *sm)
 	rd->samples[rd->nsamples].sha = rd_keep(rd, xstrdup(sm->commit));
 	rd->samples[rd->nsamples].position = idx == ENGINE_GOOD ? 0 : idx + 1;
 	rd->samples[rd->nsamples].value = sm->value;
+	rd->samples[rd->nsamples].nvalues = sm->nvalues;
 	pb = b->engine_ready ? engine_prob_bad(&b->e) : NULL;
 	rd->samples[rd->nsamples].cls = idx == ENGINE_GOOD ? REPORT_GOOD :
 	    pb == NULL ? REPORT_UNCLASSIFIED : pb[idx] >= 0.5 ? REPORT_BAD :
@@ -354,6 +355,7 @@ reporter_gather(struct store *st, const struct config *cfg,
 	    m->direction == CONFIG_HIGHER_IS_BETTER ?
 	    REPORT_HIGHER_IS_BETTER : REPORT_LOWER_IS_BETTER;
 	in->repo_url = cfg->repo.url;
+	in->run_aggregate = name_of(agg_names, (int)b->agg);
 	if (in->kind == REPORT_CULPRIT && b->rec.culprit != NULL)
 		rd_culprit(rd, repo, b->rec.culprit);
 	if (in->kind == REPORT_INCONCLUSIVE)

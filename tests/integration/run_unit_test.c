@@ -92,11 +92,22 @@ Test(run_unit, per_iteration_values_on_a_null_range_name_no_culprit)
 
 Test(run_unit, a_change_of_three_run_sds_is_found)
 {
-	json_t *b;
+	const char *text;
+	json_t *b, *r;
+	int64_t id;
 
 	arr_step = 15;
 	svc_setup_with("svc-arr1", 2, "2:3", 0, arr_bench);
-	b = svc_wait(svc_bisect_on("arr", svc.good, svc.bad, "m", NULL));
+	id = svc_bisect_on("arr", svc.good, svc.bad, "m", NULL);
+	b = svc_wait(id);
 	svc_assert_culprit(b);
 	json_decref(b);
+	/* The report's points are runs, and it says so. */
+	r = svc_req("{\"cmd\":\"report\",\"bisection\":%lld}",
+	    (long long)id);
+	text = json_string_value(json_object_get(r, "text"));
+	cr_assert_not_null(text);
+	cr_assert_not_null(strstr(text, "Each point is one run: the mean of "
+	    "its 200 values of m"), "%s", text);
+	json_decref(r);
 }

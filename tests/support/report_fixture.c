@@ -145,7 +145,8 @@ fixture_lists(struct report_fixture *f)
 		    (long)json_integer_value(json_array_get(v, 1)),
 		    json_number_value(json_array_get(v, 2)),
 		    (enum report_class)name_index(json_string_value(
-		    json_array_get(v, 3)), classes, 3) };
+		    json_array_get(v, 3)), classes, 3),
+		    (unsigned)json_integer_value(json_array_get(v, 4)) };
 	in->samples = f->samples;
 
 	a = fixture_array(f, "candidates", sizeof(*f->cands),

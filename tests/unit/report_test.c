@@ -125,6 +125,35 @@ Test(report, ascii_flag_gives_plain_ascii)
 	report_fixture_release(&f);
 }
 
+/*
+ * Points are runs: where a run printed many values of the metric, the
+ * report says each point is their aggregate and where the raw ones are;
+ * with one value a run it says nothing.
+ */
+Test(report, a_run_of_many_values_is_one_point_and_says_so)
+{
+	struct report_fixture f;
+	struct bd_error err;
+	char *text, *want;
+	size_t i;
+
+	report_fixture_load(&f, "culprit.input.json");
+	cr_assert_eq(report_render_text(&f.in, &text, &err), 0, "%s", err.msg);
+	cr_assert_null(strstr(text, "Each point is one run"), "%s", text);
+	free(text);
+	for (i = 0; i < f.in.n_samples; i++)
+		f.samples[i].nvalues = 200;
+	f.in.run_aggregate = "median";
+	cr_assert_eq(report_render_text(&f.in, &text, &err), 0, "%s", err.msg);
+	xasprintf(&want, "Each point is one run: the median of its 200 values "
+	    "of %s (one per iteration; `bisectctl samples %s` lists them).",
+	    f.in.metric, f.in.id);
+	cr_assert_not_null(strstr(text, want), "%s", text);
+	free(want);
+	free(text);
+	report_fixture_release(&f);
+}
+
 /* ---- headline wording ---- */
 
 /* A small culprit report of one metric with three runs a side. */
@@ -435,7 +464,7 @@ Test(report, bad_input_is_refused_with_a_message)
 {
 	struct report_candidate cand[2] = { { "a", NULL, 0.7 },
 	    { "b", NULL, 0.6 } };
-	struct report_sample smp = { "a", 50, 1, REPORT_GOOD };
+	struct report_sample smp = { "a", 50, 1, REPORT_GOOD, 1 };
 	double ep[1] = { 1 };
 	struct mini m;
 
