@@ -238,11 +238,11 @@ knownhosts_revoked_line(LIBSSH2_KNOWNHOSTS *revoked, const char *line,
 }
 
 /*
- * Reads the file line by line: libssh2 reads "@revoked" as a host name and
- * would ignore the line, so marker lines are taken here.  Revoked keys for
- * this host go into revoked (may be NULL), other lines into kh;
- * @cert-authority lines are skipped (certificates are not used).  A
- * missing file is an empty one.
+ * Reads the file line by line into kh as libssh2 would (it reads a marker
+ * such as "@revoked" as a host name no host has, so such a line never
+ * matches there); revoked keys for this host go into revoked as well (may
+ * be NULL).  @cert-authority lines do nothing: certificates are not used.
+ * A missing file is an empty one.
  */
 static int
 knownhosts_load(LIBSSH2_KNOWNHOSTS *kh, LIBSSH2_KNOWNHOSTS *revoked,
@@ -265,18 +265,16 @@ knownhosts_load(LIBSSH2_KNOWNHOSTS *kh, LIBSSH2_KNOWNHOSTS *revoked,
 	while (rc == 0 && (n = getline(&line, &cap, fp)) != -1) {
 		lineno++;
 		len = (size_t)n;
-		while (len > 0 && (line[len - 1] == '\n' ||
-		    line[len - 1] == '\r'))
+		if (len > 0 && line[len - 1] == '\n')
 			line[--len] = '\0';
 		p = line + strspn(line, " \t");
-		if (*p == '\0' || *p == '#')
-			continue;
-		if (*p != '@') {
-			if (libssh2_knownhost_readline(kh, p, strlen(p),
-			    LIBSSH2_KNOWNHOST_FILE_OPENSSH) != 0)
-				rc = bd_error_set(err, -EIO, "cannot read "
-				    "known_hosts file %s: line %u is not a "
-				    "host key line", path, lineno);
+		/* Marker lines too, as libssh2_knownhost_readfile reads
+		 * them: a file it cannot read is never trusted. */
+		if (libssh2_knownhost_readline(kh, p, strlen(p),
+		    LIBSSH2_KNOWNHOST_FILE_OPENSSH) != 0) {
+			rc = bd_error_set(err, -EIO, "cannot read known_hosts "
+			    "file %s: line %u is not a host key line", path,
+			    lineno);
 			continue;
 		}
 		len = strcspn(p, " \t");
