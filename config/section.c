@@ -91,7 +91,14 @@ static const struct config_key config_host_keys[] = {
 	    "File holding the key's passphrase; unset, the key is not "
 	    "encrypted."),
 	KEY(config_host, known_hosts, path, REQ, 0, 0, NULL, RESTART,
-	    "OpenSSH known_hosts file with the host's key."),
+	    "OpenSSH known_hosts file with the host's key (plain or hashed "
+	    "names).  The handshake asks first for the key types it records "
+	    "for the host, and any recorded key is accepted.  A key on an "
+	    "@revoked line for the host (wildcards allowed) is always "
+	    "refused and never recorded; @cert-authority lines are ignored.  "
+	    "RSA host keys: libssh2 1.10 verifies them with ssh-rsa (SHA-1) "
+	    "only, not rsa-sha2-256/512, which OpenSSH 8.8 and later refuse "
+	    "by default, so give such a host an ed25519 or ECDSA host key."),
 	KEYE(config_host, host_key, config_host_key_words, "strict", RESTART,
 	    "strict refuses unknown and changed host keys; accept-new records "
 	    "an unknown one."),

@@ -16,6 +16,7 @@
 #include <string.h>
 
 #include "common/agg.h"
+#include "common/decimal.h"
 #include "common/error.h"
 #include "common/xmalloc.h"
 #include "config/config.h"
@@ -295,19 +296,19 @@ config_value_fraction(const struct config_ctx *ctx,
     const struct config_key *key, void *base, const char *value,
     struct bd_error *err)
 {
-	char *end;
+	const char *end;
 	double d;
 
 	(void)ctx;
 	if (!isdigit((unsigned char)value[0]) && value[0] != '.')
 		return bd_error_set(err, -EINVAL, "'%s' is not a number", value);
-	errno = 0;
-	d = strtod(value, &end);
+	if (decimal_prefix(value, &d, &end) != 0)
+		return bd_error_set(err, -EINVAL, "'%s' is not a number", value);
 	if (*end == '%') {
 		d /= 100.0;
 		end++;
 	}
-	if (*end != '\0' || errno != 0 || !isfinite(d))
+	if (*end != '\0')
 		return bd_error_set(err, -EINVAL, "'%s' is not a number", value);
 	if (d < 0.0 || d >= 1.0)
 		return bd_error_set(err, -ERANGE,

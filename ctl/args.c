@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "common/decimal.h"
 #include "ctl/args.h"
 
 /* Which argument kind a field's type and range become; others ARGS_VALUE. */
@@ -92,7 +93,6 @@ args_value(const struct args_spec *a, const char *text, const char **why)
 	json_t *o;
 	long long v;
 	double d;
-	char *end;
 
 	switch (a->kind) {
 	case ARGS_VALUE:
@@ -109,10 +109,7 @@ args_value(const struct args_spec *a, const char *text, const char **why)
 		return *text != '\0' ? json_string(text) : NULL;
 	case ARGS_FRACTION:
 		*why = "a number between 0 and 1, such as 0.99";
-		errno = 0;
-		d = strtod(text, &end);
-		if (*text == '\0' || *end != '\0' || errno != 0 ||
-		    !isfinite(d) || d <= 0.0 || d >= 1.0)
+		if (decimal_parse(text, &d) != 0 || d <= 0.0 || d >= 1.0)
 			return NULL;
 		return json_real(d);
 	case ARGS_COUNT:

@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "ctl/report_html.h"
+#include "common/error.h"
 #include "common/xmalloc.h"
 
 #define HTML_PLOT_W	720
@@ -42,11 +43,26 @@ static const char html_style[] =
     ".culprit{stroke:#d7191c;stroke-dasharray:4 3;stroke-width:1.5}"
     ".median{stroke:#222;stroke-width:2}";
 
-/* Text from the report (subjects, names) must never become markup. */
+/*
+ * Text from the report (subjects, names) must never become markup, and a
+ * control character in it (an escape sequence from a commit subject) is
+ * shown as '?', as bisectctl's text output shows it: C0 controls other
+ * than newline and tab, DEL, and the C1 controls in UTF-8.
+ */
 static void
 html_esc(FILE *fp, const char *s)
 {
-	for (; s != NULL && *s != '\0'; s++) {
+	size_t left = s != NULL ? strlen(s) : 0;
+	int n;
+
+	while (left > 0) {
+		n = bd_utf8_control((const unsigned char *)s, left);
+		if (n > 0 && *s != '\n' && *s != '\t') {
+			fputc('?', fp);
+			s += n;
+			left -= (size_t)n;
+			continue;
+		}
 		switch (*s) {
 		case '&': fputs("&amp;", fp); break;
 		case '<': fputs("&lt;", fp); break;
@@ -55,6 +71,8 @@ html_esc(FILE *fp, const char *s)
 		case '\'': fputs("&#39;", fp); break;
 		default: fputc(*s, fp);
 		}
+		s++;
+		left--;
 	}
 }
 

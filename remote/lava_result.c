@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "common/agg.h"
+#include "common/decimal.h"
 #include "common/xmalloc.h"
 #include "remote/lava_result.h"
 
@@ -64,7 +65,7 @@ lava_result_case(struct lava_result *r, json_t *c, const char *build_case,
 	const char *res = json_string_value(json_object_get(c, "result"));
 	const char *meta = json_string_value(json_object_get(c, "metadata"));
 	json_t *mj = json_object_get(c, "measurement");
-	char def[64], *end;
+	char def[64];
 	double v;
 	size_t i;
 	int rc;
@@ -88,8 +89,7 @@ lava_result_case(struct lava_result *r, json_t *c, const char *build_case,
 	if (json_is_number(mj)) {
 		v = json_number_value(mj);
 	} else if (json_is_string(mj)) {
-		v = strtod(json_string_value(mj), &end);
-		if (end == json_string_value(mj) || *end != '\0')
+		if (decimal_parse(json_string_value(mj), &v) != 0)
 			v = NAN;
 	} else {
 		return 0;
@@ -98,7 +98,7 @@ lava_result_case(struct lava_result *r, json_t *c, const char *build_case,
 		return rc;
 	if (!agg_value_valid(v))
 		return bd_error_set(err, -EINVAL, "test case %s: measurement "
-		    "'%.64s' is not a number of at most %g in magnitude",
+		    "'%.64s' is not a decimal number of at most %g in magnitude",
 		    name, json_is_string(mj) ? json_string_value(mj) : "inf",
 		    BD_VALUE_MAX);
 	if (r->metrics.n >= LAVA_RESULT_MAX_METRICS)

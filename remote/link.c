@@ -11,9 +11,6 @@
 #include "remote/link.h"
 
 #define LINK_HDR	16	/* allocation header; keeps 16-byte alignment */
-#define LINK_HOSTKEY_PREF \
-	"ssh-ed25519,ecdsa-sha2-nistp256,ecdsa-sha2-nistp384," \
-	"ecdsa-sha2-nistp521,ssh-rsa"
 
 /* Keeps the meter in step with the heap after every change. */
 static void
@@ -190,8 +187,13 @@ link_login_error(struct link *l, const struct link_params *p, int final,
 	int rc = libssh2_session_last_error(l->s, &msg, NULL, 0);
 
 	return bd_error_set(err, final ? -EPERM : -ECONNRESET,
-	    "%s: %s %s failed: %s (libssh2 %d)", p->name, p->address, what,
-	    msg != NULL ? msg : "unknown error", rc);
+	    "%s: %s %s failed: %s (libssh2 %d)%s", p->name, p->address, what,
+	    msg != NULL ? msg : "unknown error", rc,
+	    rc == LIBSSH2_ERROR_KEX_FAILURE ? "; if the host has only an RSA "
+	    "host key: libssh2 1.10 verifies RSA host keys with ssh-rsa "
+	    "(SHA-1) only, not rsa-sha2-256/512, which OpenSSH 8.8 and later "
+	    "refuse by default; give the host an ed25519 or ECDSA host key"
+	    : "");
 }
 
 /* The TCP connect finished (or failed) when the socket became writable. */
@@ -200,6 +202,7 @@ link_connected(struct link *l, const struct link_params *p,
     struct bd_error *err)
 {
 	socklen_t len = sizeof(int);
+	char pref[256];
 	int soerr = 0;
 
 	if (getsockopt(l->fd, SOL_SOCKET, SO_ERROR, &soerr, &len) == -1)
@@ -216,8 +219,9 @@ link_connected(struct link *l, const struct link_params *p,
 	libssh2_session_set_blocking(l->s, 0);
 	libssh2_session_callback_set(l->s, LIBSSH2_CALLBACK_RECV,
 	    (void *)link_recv);
-	libssh2_session_method_pref(l->s, LIBSSH2_METHOD_HOSTKEY,
-	    LINK_HOSTKEY_PREF);
+	knownhosts_prefer(l->s, p->known_hosts, p->address, p->port, pref,
+	    sizeof(pref));
+	libssh2_session_method_pref(l->s, LIBSSH2_METHOD_HOSTKEY, pref);
 	l->phase = LINK_HANDSHAKE;
 	return 0;
 }

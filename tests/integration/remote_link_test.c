@@ -138,6 +138,138 @@ Test(remote_link, a_key_of_another_type_is_a_changed_key)
 	free(key);
 }
 
+/* "TYPE KEY" of a public key file, for known_hosts lines of a test's own. */
+static char *
+read_pub(const char *pubfile)
+{
+	char type[64], key[1024], *text, *out;
+
+	text = tst_read_file(pubfile);
+	cr_assert_not_null(text);
+	cr_assert_eq(sscanf(text, "%63s %1023s", type, key), 2);
+	free(text);
+	xasprintf(&out, "%s %s", type, key);
+	return out;
+}
+
+/*
+ * A key on an @revoked line for this host is refused as OpenSSH refuses
+ * it: with strict even when a plain line records the same key, with
+ * accept-new without appending it, and through a wildcard pattern; a
+ * revoked line for another host or negating this one does not apply.
+ */
+Test(remote_link, revoked_host_keys_are_refused)
+{
+	static const struct {
+		const char	*what;
+		const char	*fmt;	/* %1$d port, %2$s the server's key */
+		enum config_host_key_policy policy;
+		int		 refused;
+	} cases[] = {
+		{ "strict, revoked and plain",
+		  "@revoked [127.0.0.1]:%1$d %2$s\n[127.0.0.1]:%1$d %2$s\n",
+		  CONFIG_HOST_KEY_STRICT, 1 },
+		{ "strict, plain then revoked",
+		  "[127.0.0.1]:%1$d %2$s\n@revoked [127.0.0.1]:%1$d %2$s\n",
+		  CONFIG_HOST_KEY_STRICT, 1 },
+		{ "accept-new, revoked only",
+		  "@revoked [127.0.0.1]:%1$d %2$s\n", CONFIG_HOST_KEY_ACCEPT_NEW,
+		  1 },
+		{ "a wildcard pattern",
+		  "@revoked  *,other %2$s\n[127.0.0.1]:%1$d %2$s\n",
+		  CONFIG_HOST_KEY_STRICT, 1 },
+		{ "another host's revoked key",
+		  "@revoked [127.0.0.1]:1 %2$s\n[127.0.0.1]:%1$d %2$s\n",
+		  CONFIG_HOST_KEY_STRICT, 0 },
+		{ "a negated pattern",
+		  "@revoked *,![127.0.0.1]:%1$d %2$s\n[127.0.0.1]:%1$d %2$s\n",
+		  CONFIG_HOST_KEY_STRICT, 0 },
+		{ "a certificate authority line is skipped",
+		  "@cert-authority * %2$s\n[127.0.0.1]:%1$d %2$s\n",
+		  CONFIG_HOST_KEY_STRICT, 0 },
+	};
+	struct config_host h;
+	char msg[BD_ERROR_MAX], *key, *text, *kh, *after;
+	size_t i;
+	int rc;
+
+	cr_assert_eq(sshd_start(&rtest_srv[0], "revoked"), 0);
+	sshd_host(&rtest_srv[0], &h, "h0", NULL);
+	key = read_pub(rtest_srv[0].host_pub);
+	kh = rtest_path_in(rtest_tmp, "revoked_known_hosts");
+	h.known_hosts = kh;
+	for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wformat-nonliteral"
+		xasprintf(&text, cases[i].fmt, rtest_srv[0].port, key);
+#pragma GCC diagnostic pop
+		free(tst_write_file(rtest_tmp, "revoked_known_hosts", text));
+		h.host_key = cases[i].policy;
+		rc = try_connect(&h, msg, sizeof(msg));
+		if (cases[i].refused) {
+			cr_expect_eq(rc, -EPERM, "%s: accepted", cases[i].what);
+			cr_expect_not_null(strstr(msg, "REVOKED HOST KEY"),
+			    "%s: %s", cases[i].what, msg);
+		} else {
+			cr_expect_eq(rc, 0, "%s: %s", cases[i].what, msg);
+		}
+		after = tst_read_file(kh);
+		cr_expect_str_eq(after, text, "%s: the file was written",
+		    cases[i].what);
+		free(after);
+		free(text);
+	}
+	free(kh);
+	free(key);
+}
+
+/*
+ * A host recorded with its ECDSA key only, serving ed25519 and ECDSA, is
+ * the same host: the handshake asks for the recorded type first.
+ */
+Test(remote_link, a_recorded_key_of_a_server_with_two_keys_connects)
+{
+	struct config_host h;
+	char msg[BD_ERROR_MAX], *pub, *kh;
+
+	cr_assert_eq(sshd_start(&rtest_srv[0], "twokeys"), 0);
+	sshd_host(&rtest_srv[0], &h, "h0", NULL);
+	cr_assert_not_null(pub = sshd_host_key(&rtest_srv[0], "ecdsa", 0));
+	kh = rtest_path_in(rtest_tmp, "ecdsa_only_known_hosts");
+	cr_assert_eq(sshd_write_known_hosts(&rtest_srv[0], kh, pub), 0);
+	h.known_hosts = kh;
+	h.host_key = CONFIG_HOST_KEY_STRICT;
+	cr_assert_eq(try_connect(&h, msg, sizeof(msg)), 0, "%s", msg);
+	/* The ed25519 key alone is still recognised, too. */
+	h.known_hosts = rtest_srv[0].known_hosts;
+	cr_assert_eq(try_connect(&h, msg, sizeof(msg)), 0, "%s", msg);
+	free(kh);
+	free(pub);
+}
+
+/*
+ * libssh2 1.10 cannot verify an RSA host key with rsa-sha2-256/512, and
+ * OpenSSH 9 no longer offers ssh-rsa: the error says so and what to do.
+ */
+Test(remote_link, an_rsa_only_host_is_refused_with_the_reason)
+{
+	struct config_host h;
+	char msg[BD_ERROR_MAX], *pub, *kh;
+
+	cr_assert_eq(sshd_start(&rtest_srv[0], "rsaonly"), 0);
+	sshd_host(&rtest_srv[0], &h, "h0", NULL);
+	cr_assert_not_null(pub = sshd_host_key(&rtest_srv[0], "rsa", 1));
+	kh = rtest_path_in(rtest_tmp, "rsa_known_hosts");
+	cr_assert_eq(sshd_write_known_hosts(&rtest_srv[0], kh, pub), 0);
+	h.known_hosts = kh;
+	cr_assert_neq(try_connect(&h, msg, sizeof(msg)), 0, "connected");
+	cr_assert_not_null(strstr(msg, "rsa-sha2-256/512"), "%s", msg);
+	cr_assert_not_null(strstr(msg, "ed25519 or ECDSA host key"), "%s",
+	    msg);
+	free(kh);
+	free(pub);
+}
+
 /*
  * accept-new appending to a file whose last line has no newline starts a
  * new line: both entries stay readable, and a later changed key for the

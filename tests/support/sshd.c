@@ -69,6 +69,42 @@ sshd_keygen(struct sshd *s, const char *name, const char *passphrase,
 	return path;
 }
 
+/* A host with several host keys, or with an RSA key only, on demand. */
+char *
+sshd_host_key(struct sshd *s, const char *type, int replace)
+{
+	char *path, *pub, *dst;
+	FILE *f;
+	int rc;
+
+	xasprintf(&path, "%s/host_%s", s->dir, type);
+	xasprintf(&pub, "%s.pub", path);
+	xasprintf(&dst, "%s/host_key", s->dir);
+	rc = tst_run((char *[]){ "ssh-keygen", "-q", "-t", (char *)type,
+	    "-N", "", "-f", path, NULL });
+	if (rc == 0 && replace)
+		rc = tst_run((char *[]){ "cp", path, dst, NULL }) |
+		    tst_run((char *[]){ "cp", pub, s->host_pub, NULL });
+	else if (rc == 0) {
+		if ((f = fopen(s->config, "a")) == NULL)
+			rc = -1;
+		else {
+			fprintf(f, "HostKey %s\n", path);
+			rc = fclose(f);
+		}
+	}
+	if (rc == 0)
+		rc = sshd_restart(s);
+	free(dst);
+	free(path);
+	if (rc != 0) {
+		fprintf(stderr, "sshd: cannot add a %s host key\n", type);
+		free(pub);
+		return NULL;
+	}
+	return pub;
+}
+
 /* The line OpenSSH writes for a host on a non-default port. */
 int
 sshd_write_known_hosts(const struct sshd *s, const char *path,

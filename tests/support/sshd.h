@@ -43,6 +43,12 @@ void	 sshd_cleanup(struct sshd *s);
  */
 char	*sshd_keygen(struct sshd *s, const char *name, const char *passphrase,
 	    int authorize);
+/*
+ * Gives the server a host key of type (as ssh-keygen -t takes it) besides
+ * its others, or instead of them when replace, and restarts it.  Returns
+ * the new public key's path (caller frees), or NULL.
+ */
+char	*sshd_host_key(struct sshd *s, const char *type, int replace);
 /* Writes a known_hosts file at path holding key pubfile for this server. */
 int	 sshd_write_known_hosts(const struct sshd *s, const char *path,
 	    const char *pubfile);

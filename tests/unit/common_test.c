@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "common/agg.h"
+#include "common/decimal.h"
 #include "common/error.h"
 #include "common/proto.h"
 #include "common/xmalloc.h"
@@ -142,4 +143,42 @@ Test(common, aggregates_of_a_run)
 	cr_expect(!agg_value_valid(INFINITY));
 	cr_expect_eq(name_find(agg_names, "median", &k), 0);
 	cr_expect_eq(k, AGG_MEDIAN);
+}
+
+/* Decimal numbers only: strtod's other forms are refused. */
+Test(common, decimal_parse_reads_decimal_numbers_only)
+{
+	static const struct {
+		const char	*in;
+		int		 rc;
+		double		 v;
+	} cases[] = {
+		{ "8", 0, 8 }, { "-0.5", 0, -0.5 }, { "+2", 0, 2 },
+		{ ".5", 0, 0.5 }, { "5.", 0, 5 }, { "1e-3", 0, 1e-3 },
+		{ "2.5E+2", 0, 250 }, { "1e-400", 0, 0 },
+		{ "0x1p3", -EINVAL, 0 }, { "0X10", -EINVAL, 0 },
+		{ "inf", -EINVAL, 0 }, { "-Infinity", -EINVAL, 0 },
+		{ "nan", -EINVAL, 0 }, { "NAN(1)", -EINVAL, 0 },
+		{ " 8", -EINVAL, 0 }, { "8 ", -EINVAL, 0 }, { "\t8", -EINVAL, 0 },
+		{ "", -EINVAL, 0 }, { ".", -EINVAL, 0 }, { "-", -EINVAL, 0 },
+		{ "1e", -EINVAL, 0 }, { "1.2.3", -EINVAL, 0 },
+		{ "--1", -EINVAL, 0 }, { "1e999", -ERANGE, 0 },
+	};
+	const char *end;
+	double v;
+	size_t i;
+
+	for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		v = -1;
+		cr_expect_eq(decimal_parse(cases[i].in, &v), cases[i].rc,
+		    "\"%s\"", cases[i].in);
+		if (cases[i].rc == 0)
+			cr_expect_float_eq(v, cases[i].v, 1e-12, "\"%s\": %g",
+			    cases[i].in, v);
+	}
+	cr_assert_eq(decimal_prefix("2.5%", &v, &end), 0);
+	cr_expect_str_eq(end, "%");
+	cr_expect_float_eq(v, 2.5, 1e-12);
+	cr_assert_eq(decimal_prefix("0x1p3", &v, &end), -EINVAL);
+	cr_expect_str_eq(end, "0x1p3");
 }

@@ -225,7 +225,8 @@ Test(lab, test_case_pages_fold_into_a_result)
 		cr_expect_eq(lava_result_page(&r, bad, strlen(bad), "build",
 		    LAB_BASE, &next, &err), -EINVAL);
 	}
-	cr_expect_not_null(strstr(err.msg, "not a number"), "%s", err.msg);
+	cr_expect_not_null(strstr(err.msg, "not a decimal number"), "%s",
+	    err.msg);
 	lava_result_release(&r);
 	cr_expect_eq(lava_result_page(&r, "[]", 2, "build", LAB_BASE, &next,
 	    &err), -EINVAL);
@@ -275,6 +276,29 @@ static const struct lab_page_case lab_page_cases[] = {
 	{ "a measurement as a JSON number", LAB_BASE,
 	  LAB_CASE("null", ",{\"name\":\"n\",\"result\":\"pass\","
 	  "\"measurement\":2.5}"), 0, NULL, NULL, 2 },
+	{ "a hexadecimal float (strtod reads 8)", LAB_BASE,
+	  LAB_CASE("null", ",{\"name\":\"n\",\"result\":\"pass\","
+	  "\"measurement\":\"0x1p3\"}"), -EINVAL, NULL,
+	  "'0x1p3' is not a decimal number", 0 },
+	{ "infinity as a word", LAB_BASE,
+	  LAB_CASE("null", ",{\"name\":\"n\",\"result\":\"pass\","
+	  "\"measurement\":\"inf\"}"), -EINVAL, NULL,
+	  "not a decimal number", 0 },
+	{ "nan as a word", LAB_BASE,
+	  LAB_CASE("null", ",{\"name\":\"n\",\"result\":\"pass\","
+	  "\"measurement\":\"nan\"}"), -EINVAL, NULL,
+	  "not a decimal number", 0 },
+	{ "a leading space", LAB_BASE,
+	  LAB_CASE("null", ",{\"name\":\"n\",\"result\":\"pass\","
+	  "\"measurement\":\" 8\"}"), -EINVAL, NULL,
+	  "not a decimal number", 0 },
+	{ "a decimal too large for a double", LAB_BASE,
+	  LAB_CASE("null", ",{\"name\":\"n\",\"result\":\"pass\","
+	  "\"measurement\":\"1e999\"}"), -EINVAL, NULL,
+	  "not a decimal number", 0 },
+	{ "a signed decimal with an exponent", LAB_BASE,
+	  LAB_CASE("null", ",{\"name\":\"n\",\"result\":\"pass\","
+	  "\"measurement\":\"-.5e-3\"}"), 0, NULL, NULL, 2 },
 	{ "a measured case whose name is no metric name", LAB_BASE,
 	  LAB_CASE("null", ",{\"name\":\"a\\nb\",\"result\":\"pass\","
 	  "\"measurement\":\"2\"}"), -EINVAL, NULL,

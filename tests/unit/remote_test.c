@@ -58,6 +58,12 @@ Test(remote, metrics_rules)
 		{ "{\"score\": 1.5, \"n\": 3}", NULL },
 		{ "{\"score\": -2e3}", NULL },
 		{ "{\"score\": \"fast\"}", "not a number (JSON string)" },
+		/* Decimal numbers only, as from a lab (common/decimal.h). */
+		{ "{\"score\": \"8\"}", "not a number (JSON string)" },
+		{ "{\"score\": 0x1p3}", "not valid JSON" },
+		{ "{\"score\": inf}", "not valid JSON" },
+		{ "{\"score\": NaN}", "not valid JSON" },
+		{ "{\"score\": 1e999}", "not valid JSON" },
 		{ "{\"score\": true}", "not a number (JSON boolean)" },
 		{ "{\"score\": null}", "not a number (JSON null)" },
 		{ "{\"score\": [[1]]}", "not a number (JSON array)" },
