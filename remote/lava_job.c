@@ -279,12 +279,13 @@ lava_job_deadline_ms(const struct lava_run *r)
 static void
 lava_job_expire(struct lava_run *r)
 {
+	uint64_t ms = lava_job_deadline_ms(r);
 	char msg[BD_ERROR_MAX];
 
-	snprintf(msg, sizeof(msg), "job %s: not finished %" PRIu64 " s after "
+	snprintf(msg, sizeof(msg), "job %s: not finished %" PRIu64 " %s after "
 	    "it was submitted (the benchmark's timeouts plus the lab's "
 	    "queue_allowance); cancelled at the lab", r->job,
-	    lava_job_deadline_ms(r) / 1000);
+	    ms % 1000 == 0 ? ms / 1000 : ms, ms % 1000 == 0 ? "s" : "ms");
 	lava_job_cancel_remote(r->l, r->job);
 	lava_job_infra(r, msg);
 }
