@@ -61,17 +61,6 @@ ld_sections(void)
 	return text;
 }
 
-static int64_t
-ld_runs(int64_t id, const char *state)
-{
-	json_t *b = svc_status(id);
-	int64_t n = json_integer_value(json_object_get(json_object_get(b,
-	    "runs"), state));
-
-	json_decref(b);
-	return n;
-}
-
 /*
  * Job 1 is cancelled at the lab and a job is submitted after that cancel
  * while job 1 is still "Running" there; the run ends as failed-infra.
@@ -87,10 +76,11 @@ ld_check(int hang_cancel)
 	fakelab_start(&ld_lab, hang_cancel);
 	svc_setup_with("labdeadline", 0, NULL, 0, ld_sections);
 	id = lavaapi_bisect("stuck");
-	for (i = 0; i < LD_WAIT_S * 5 && ld_runs(id, "failed-infra") < 1; i++)
+	for (i = 0; i < LD_WAIT_S * 5 &&
+	    lavaapi_runs(id, "failed-infra") < 1; i++)
 		usleep(200 * 1000);
 	seen = fakelab_text(&ld_lab);
-	cr_assert_geq(ld_runs(id, "failed-infra"), 1, "no run of the stuck "
+	cr_assert_geq(lavaapi_runs(id, "failed-infra"), 1, "no run of the stuck "
 	    "lab failed; the lab saw:\n%s", seen);
 	cancel = fakelab_find(&ld_lab, 0, "GET /api/v0.2/jobs/1/cancel/");
 	cr_assert_geq(cancel, 0, "job 1 was never cancelled:\n%s", seen);
