@@ -200,6 +200,8 @@ struct config_lab {
 	unsigned	 max_jobs;		/* in flight at once */
 	unsigned	 priority;		/* LAVA priority 0..100, {priority} */
 	uint64_t	 poll_interval_ms;	/* first poll delay; backs off */
+	uint64_t	 queue_allowance_ms;	/* a job's deadline beyond the
+						 * benchmark's timeouts */
 	char		*build_case;		/* a failing case of this name: skip */
 	int		 line;
 };

@@ -166,7 +166,7 @@ void	config_section_key(struct config_ctx *ctx, const char *name,
 void	config_check_references(struct config_ctx *ctx);
 
 /* lab.c: the [lab] rows and section hooks. */
-#define CONFIG_LAB_NKEYS	13
+#define CONFIG_LAB_NKEYS	14
 extern const struct name_value config_lab_type_words[];
 extern const struct config_key config_lab_keys[CONFIG_LAB_NKEYS];
 int	config_lab_begin(struct config_ctx *ctx, const char *name);

@@ -48,6 +48,18 @@ const struct config_key config_lab_keys[CONFIG_LAB_NKEYS] = {
 	KEYF(config_lab, poll_interval, poll_interval_ms, duration, 0, "2s",
 	    RESTART, "First delay between polls of a job; it backs off to "
 	    "four times that."),
+	KEYF(config_lab, queue_allowance, queue_allowance_ms, duration, 0,
+	    "2h", RESTART, "Time a job may wait for a device beyond the "
+	    "benchmark's timeouts.  A job not Finished this long plus the "
+	    "benchmark's build (when the lab builds), install, boot and run "
+	    "timeouts after it was submitted is cancelled at the lab, and "
+	    "its run counts an infrastructure failure and is retried within "
+	    "its attempts.  LAVA ends a Running job at its definition's own "
+	    "timeouts; this deadline catches a job the lab loses or queues "
+	    "for too long, so it is generous: a job cancelled early waits at "
+	    "the back of the queue again.  Raise it for a lab whose queue is "
+	    "often longer.  After a restart a job found again gets a whole "
+	    "deadline."),
 	KEY(config_lab, build_case, name, 0, 0, 0, "build", RESTART,
 	    "Test case that marks the build: when it fails the commit is "
 	    "skipped."),

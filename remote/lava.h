@@ -10,7 +10,11 @@
  * /jobs/ID/tests/ page by page.  Every test case with a measurement is a
  * metric named as the case; a failing build_case is a skip; Incomplete with
  * error_type Infrastructure is resubmitted (never a sample); other
- * Incomplete jobs are run failures.  A resumed run first asks the lab for
+ * Incomplete jobs are run failures.  A job not Finished by its deadline
+ * (the benchmark's timeouts of what the job does plus the lab's
+ * queue_allowance, from submission) is cancelled at the lab without
+ * waiting for the answer and resubmitted like an infrastructure
+ * failure.  A resumed run first asks the lab for
  * a job of its description, so a job submitted just before a crash is
  * followed, never submitted again.
  *

@@ -45,6 +45,7 @@ struct lava_run {
 	struct http_req	*req;
 	uv_timer_t	 timer;
 	uint64_t	 delay_ms;
+	uint64_t	 deadline;		/* loop time the job must end by */
 	unsigned	 attempts, max_attempts;
 	int		 cancelled, detached;
 	char		 state[16];		/* LAVA's state of the job */

@@ -17,6 +17,7 @@ static void	lava_job_start(struct lava_run *r);
 static void	lava_job_poll(struct lava_run *r);
 static void	lava_job_pause(struct lava_run *r, enum lava_phase after,
 		    uint64_t ms);
+static void	lava_job_cancel_remote(struct lava *l, const char *job);
 
 static void
 lava_job_closed(uv_handle_t *h)
@@ -73,6 +74,7 @@ lava_job_infra(struct lava_run *r, const char *msg)
 	    r->run_id, "job", r->job, "state", "retry", "message", msg));
 	free(r->job);
 	r->job = NULL;
+	r->state[0] = '\0';
 	lava_result_release(&r->res);
 	lava_job_pause(r, LAVA_SUBMIT, r->l->lab.poll_interval_ms);
 }
@@ -249,22 +251,68 @@ lava_job_poll(struct lava_run *r)
 	free(url);
 }
 
+/*
+ * How long a job may take from submission to Finished: the benchmark's
+ * timeouts of what the job does (it builds unless build_group did) plus
+ * the lab's allowance for its queue.  LAVA bounds a Running job by its
+ * definition; this bounds a job the lab keeps or loses.
+ */
+static uint64_t
+lava_job_deadline_ms(const struct lava_run *r)
+{
+	const struct config_benchmark *b = r->bench;
+	uint64_t ms = r->l->lab.queue_allowance_ms;
+
+	if (b == NULL)
+		return ms;
+	ms += b->install_timeout_ms + b->boot_timeout_ms + b->run_timeout_ms;
+	if (r->l->lab.build_group == NULL)
+		ms += b->build_timeout_ms;
+	return ms;
+}
+
+/*
+ * Past its deadline a job is cancelled at the lab and forgotten: the
+ * cancel is not waited for, so a lab that never answers it holds no
+ * slot, and the run counts an infrastructure failure.
+ */
+static void
+lava_job_expire(struct lava_run *r)
+{
+	uint64_t ms = lava_job_deadline_ms(r);
+	char msg[BD_ERROR_MAX];
+
+	snprintf(msg, sizeof(msg), "job %s: not finished %" PRIu64 " %s after "
+	    "it was submitted (the benchmark's timeouts plus the lab's "
+	    "queue_allowance); cancelled at the lab", r->job,
+	    ms % 1000 == 0 ? ms / 1000 : ms, ms % 1000 == 0 ? "s" : "ms");
+	lava_job_cancel_remote(r->l, r->job);
+	lava_job_infra(r, msg);
+}
+
 static void
 lava_job_timer_cb(uv_timer_t *t)
 {
 	struct lava_run *r = t->data;
 
-	if (r->after == LAVA_POLL)
-		lava_job_poll(r);
-	else
+	if (r->after != LAVA_POLL)
 		lava_job_start(r);
+	else if (uv_now(r->l->env.loop) >= r->deadline)
+		lava_job_expire(r);
+	else
+		lava_job_poll(r);
 }
 
+/* A job followed is polled no later than its deadline. */
 static void
 lava_job_pause(struct lava_run *r, enum lava_phase after, uint64_t ms)
 {
+	uint64_t now = uv_now(r->l->env.loop);
+
 	r->phase = LAVA_PAUSE;
 	r->after = after;
+	if (after == LAVA_POLL && r->deadline < now + ms)
+		ms = r->deadline > now ? r->deadline - now : 0;
 	uv_timer_start(&r->timer, lava_job_timer_cb, ms, 0);
 }
 
@@ -283,6 +331,7 @@ lava_job_follow(struct lava_run *r, const char *job, int fresh)
 	    r->run_id, "job", r->job, "state", fresh ? "submitted" :
 	    "found"));
 	r->delay_ms = r->l->lab.poll_interval_ms;
+	r->deadline = uv_now(r->l->env.loop) + lava_job_deadline_ms(r);
 	lava_job_pause(r, LAVA_POLL, fresh ? r->delay_ms : 0);
 }
 

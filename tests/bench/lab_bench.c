@@ -291,6 +291,7 @@ main(int argc, char **argv)
 	lab.max_jobs = inflight;
 	lab.priority = 50;
 	lab.poll_interval_ms = poll;
+	lab.queue_allowance_ms = 3600 * 1000;
 	lab.build_case = "build";
 	snprintf(inst, sizeof(inst), "bench%ld", (long)time(NULL));
 	env.loop = lb_loop;

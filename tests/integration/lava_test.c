@@ -173,25 +173,13 @@ lava_wait_health(const char *want)
 	return NULL;
 }
 
-/* Runs of id in state, from its status. */
-static int64_t
-lava_runs(int64_t id, const char *state)
-{
-	json_t *b = svc_status(id);
-	int64_t n = json_integer_value(json_object_get(json_object_get(b,
-	    "runs"), state));
-
-	json_decref(b);
-	return n;
-}
-
 static void
 lava_wait_runs(int64_t id, const char *state, int64_t n)
 {
 	int i;
 
 	for (i = 0; i < LAVA_WAIT_S * 5; i++) {
-		if (lava_runs(id, state) >= n)
+		if (lavaapi_runs(id, state) >= n)
 			return;
 		usleep(200 * 1000);
 	}
@@ -392,7 +380,7 @@ Test(lava, infrastructure_failure_retried)
 	json_decref(r);
 	free(inst);
 	cr_assert_geq(n, 2);
-	cr_assert_eq(lava_runs(id, "failed-infra"), 0);
+	cr_assert_eq(lavaapi_runs(id, "failed-infra"), 0);
 	svc_assert_samples_consistent(id);
 	json_decref(svc_req("{\"cmd\":\"cancel\",\"bisection\":%lld}",
 	    (long long)id));

@@ -138,6 +138,18 @@ lavaapi_lab_row(void)
 	return l;
 }
 
+/* A lab run's state is read where an operator reads it. */
+int64_t
+lavaapi_runs(int64_t id, const char *state)
+{
+	json_t *b = svc_status(id);
+	int64_t n = json_integer_value(json_object_get(json_object_get(b,
+	    "runs"), state));
+
+	json_decref(b);
+	return n;
+}
+
 /* Every lab test serves group "lava" with its lab. */
 int64_t
 lavaapi_bisect(const char *benchmark)

@@ -27,6 +27,8 @@ json_t	*lavaapi_jobs_of(const char *url, const char *instance, int64_t run);
 void	 lavaapi_assert_one_job_per_run(int64_t id);
 /* The first lab's row in the svc daemon's `hosts` (caller decrefs). */
 json_t	*lavaapi_lab_row(void);
+/* Runs of bisection id of the svc daemon in state, from its status. */
+int64_t	 lavaapi_runs(int64_t id, const char *state);
 /* A bisection of the svc fixture's range with benchmark on group "lava". */
 int64_t	 lavaapi_bisect(const char *benchmark);
 
