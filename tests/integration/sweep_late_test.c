@@ -111,6 +111,13 @@ Test(sweep_late, a_missed_change_is_found_later_and_bisected_on_its_range)
 		}
 		json_decref(r);
 	}
+	/* The trend plot marks the change point, and how late it was found. */
+	r = sweepsvc_show("s");
+	cr_expect(strstr(json_string_value(json_object_get(json_array_get(
+	    json_object_get(r, "plots"), 0), "text")), "change between next-3 "
+	    "and next-4, found at next-5 (1 ref late)") != NULL, "%s",
+	    json_dumps(r, 0));
+	json_decref(r);
 	/* Linked to the row that found it, on the change point's range. */
 	cr_assert_gt(bis = late_bisection("next-5", t[4]), 0);
 	r = svc_req("{\"cmd\":\"list\"}");

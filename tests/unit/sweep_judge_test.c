@@ -96,6 +96,13 @@ Test(sweep_judge, unchanged_changed_and_more_runs)
 	cr_expect_eq(json_array_size(json_object_get(r, "changed")), 1);
 	cr_expect_lt(json_real_value(json_object_get(json_array_get(
 	    json_object_get(r, "metrics"), 0), "change_prev")), -0.04);
+	/* At its own ref: the range is the previous ref to this one. */
+	cr_expect_str_eq(jstr(json_object_get(r, "change"), "before"),
+	    "refs/tags/next-4");
+	cr_expect_str_eq(jstr(json_object_get(r, "change"), "after"),
+	    "refs/tags/next-5");
+	cr_expect_eq(json_integer_value(json_object_get(json_object_get(r,
+	    "change"), "late")), 0);
 	json_decref(r);
 
 	few = judge_ref("next-6", 'f', STORE_SWEEP_SAMPLING, 95, 2);
