@@ -282,3 +282,31 @@ Test(sweep_stats, missed_change_found_late_with_its_range)
 	NEAR(out[0].loc_before, 100, 0.3);
 	NEAR(out[0].loc_after, 101.5, 0.3);
 }
+
+/*
+ * A tag halfway between the levels leaves the change point between two
+ * splits: that tag is asked for more runs (up to the cap), and once it has
+ * them, or the cap, no more.
+ */
+Test(sweep_stats, ambiguous_change_point_revisits_the_tag_between)
+{
+	struct hist h;
+	struct sweep_metric_in in;
+	struct sweep_metric_out out;
+	struct sweep_params sp;
+	double lv[7] = { 100, 100, 100, 100, 100, 101.6, 103.2 };
+
+	sweep_params_default(&sp);
+	hist_make(&h, lv, 7, 5, 103.2, 15, 0);
+	hist_in(&h, 7, 5, &in);
+	cr_assert_eq(sweep_stats_judge(&sp, &in, 1, &out), 0);
+	cr_assert_eq(out.verdict, SWEEP_CHANGED, "p_adj %g", out.p_adj);
+	cr_assert(out.at == 5 || out.at == 6, "at %zu", out.at);
+	cr_assert_eq(out.revisit, 5, "revisit %zu", out.revisit);
+	cr_assert_eq(sweep_stats_revisit(&out, 1), 0);
+	/* At the cap there is nothing left to ask. */
+	h.tags[5].n = sp.cap;
+	fill(h.runs[5], 15, 101.6, 5);
+	sweep_stats_judge(&sp, &in, 1, &out);
+	cr_assert_eq(out.revisit, SWEEP_NONE, "revisit %zu", out.revisit);
+}
