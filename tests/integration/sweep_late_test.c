@@ -5,7 +5,8 @@
  * deviations), a change of 1.5% that five runs leave borderline.  The next
  * tag pools its runs with the changed tag's, finds the change point one
  * tag late, and the bisection runs from the last tag before it to the
- * first tag after it, not from the tag that revealed it.
+ * first tag after it, not from the tag that revealed it.  A level that
+ * moves over two tags gets the tag between them revisited.
  */
 #include <criterion/criterion.h>
 
@@ -32,10 +33,10 @@ static const char late_run[] =
     "awk -v l=\"$(cat \"$f\")\" -v d=\"$d\" "
     "'BEGIN { printf \"{\\\"tput\\\": %.3f}\\n\", l + d }'\n";
 
-/* Five runs a tag (no revisits), the change points over 3 + 3 tags. */
-#define LATE_SWEEP \
+/* The sweep, with samples runs at most; change points over 3 + 3 tags. */
+#define LATE_SWEEP(samples) \
 	"[sweep s]\nbenchmark = level\ngroup = lab\ntag_pattern = next-*\n" \
-	"samples = 5\nbaseline = 3\n"
+	"samples = " samples "\nbaseline = 3\n"
 
 /* A member of a compared row's result. */
 static const json_t *
@@ -65,15 +66,14 @@ late_bisection(const char *ref, const char *commit)
 	return bis;
 }
 
-Test(sweep_late, a_missed_change_is_found_later_and_bisected_on_its_range)
+/*
+ * The fixture upstream with next-1 at levels[0], the daemon mirroring it
+ * with sweep s (samples runs at most) on the level benchmark; t[0] is set.
+ */
+static void
+late_start(const char *sweep, const char *const *levels, char **t)
 {
-	static const char *levels[] = { "100", "100", "100", "101.5",
-	    "101.5" };
-	char *t[5], name[16], *script, *extra;
-	const json_t *ch, *m;
-	json_t *r, *b;
-	int64_t bis;
-	size_t i;
+	char *script, *extra;
 
 	svc_setup("sweep-late", 1, "2:3", 0);
 	script = tst_write_file(svc.dir, "late-run.sh", late_run);
@@ -84,12 +84,56 @@ Test(sweep_late, a_missed_change_is_found_later_and_bisected_on_its_range)
 	    "run = sh %s {artifact}\nmetrics = tput:higher\nmin_change = 1%%\n"
 	    "build_timeout = 1m\nrun_timeout = 1m\n\n", svc.repo, script);
 	t[0] = sweepsvc_tag("level", "next-1", levels[0]);
-	sweepsvc_restart_mirrored(LATE_SWEEP, NULL, extra);
+	sweepsvc_restart_mirrored(sweep, NULL, extra);
 	json_decref(sweepsvc_wait("s", "next-1", t[0], "baseline"));
+	free(script);
+	free(extra);
+}
+
+/* The bisection bis of the daemon's list is on good..bad. */
+static void
+late_range(int64_t bis, const char *good, const char *bad)
+{
+	json_t *r = svc_req("{\"cmd\":\"list\"}"), *b;
+	size_t i;
+
+	json_array_foreach(json_object_get(r, "bisections"), i, b)
+		if (json_integer_value(json_object_get(b, "id")) == bis)
+			break;
+	cr_assert_lt(i, json_array_size(json_object_get(r, "bisections")),
+	    "%s", json_dumps(r, 0));
+	cr_expect_str_eq(json_string_value(json_object_get(b, "bad")), bad,
+	    "%s", json_dumps(b, 0));
+	cr_expect_str_eq(json_string_value(json_array_get(json_object_get(b,
+	    "good"), 0)), good, "%s", json_dumps(b, 0));
+	json_decref(r);
+}
+
+/* Tags next-(i+1) at levels[i] into t[i]; the reply once it is compared. */
+static json_t *
+late_push(size_t i, const char *const *levels, char **t)
+{
+	char name[16];
+
+	snprintf(name, sizeof(name), "next-%zu", i + 1);
+	t[i] = sweepsvc_tag("level", name, levels[i]);
+	return sweepsvc_wait("s", name, t[i], "compared");
+}
+
+Test(sweep_late, a_missed_change_is_found_later_and_bisected_on_its_range)
+{
+	static const char *levels[] = { "100", "100", "100", "101.5",
+	    "101.5" };
+	char *t[5], name[16];
+	const json_t *ch, *m;
+	json_t *r;
+	int64_t bis;
+	size_t i;
+
+	late_start(LATE_SWEEP("5"), levels, t);
 	for (i = 1; i < 5; i++) {
+		r = late_push(i, levels, t);
 		snprintf(name, sizeof(name), "next-%zu", i + 1);
-		t[i] = sweepsvc_tag("level", name, levels[i]);
-		r = sweepsvc_wait("s", name, t[i], "compared");
 		m = json_array_get(late_result(r, name, t[i], "metrics"), 0);
 		if (i < 3)
 			cr_expect_str_eq(json_string_value(json_object_get(m,
@@ -120,19 +164,49 @@ Test(sweep_late, a_missed_change_is_found_later_and_bisected_on_its_range)
 	json_decref(r);
 	/* Linked to the row that found it, on the change point's range. */
 	cr_assert_gt(bis = late_bisection("next-5", t[4]), 0);
-	r = svc_req("{\"cmd\":\"list\"}");
-	json_array_foreach(json_object_get(r, "bisections"), i, b)
-		if (json_integer_value(json_object_get(b, "id")) == bis)
-			break;
-	cr_assert_lt(i, json_array_size(json_object_get(r, "bisections")),
-	    "%s", json_dumps(r, 0));
-	cr_expect_str_eq(json_string_value(json_object_get(b, "bad")), t[3],
-	    "%s", json_dumps(b, 0));
-	cr_expect_str_eq(json_string_value(json_array_get(json_object_get(b,
-	    "good"), 0)), t[2], "%s", json_dumps(b, 0));
-	json_decref(r);
+	late_range(bis, t[2], t[3]);
 	for (i = 0; i < 5; i++)
 		free(t[i]);
-	free(script);
-	free(extra);
+}
+
+/*
+ * A level that moves over two tags leaves the change point between two
+ * splits: the tag between them is revisited (5 more runs, its verdict
+ * kept) before the new tag is judged again, and the bisection runs on the
+ * pair the pooled runs settle.
+ */
+Test(sweep_late, an_ambiguous_change_point_revisits_the_tag_between)
+{
+	static const char *levels[] = { "100", "100", "100", "101", "102" };
+	char *t[5], *log;
+	const json_t *ch;
+	json_t *r;
+	int64_t bis;
+	size_t i;
+
+	late_start(LATE_SWEEP("15"), levels, t);
+	for (i = 1; i < 5; i++)
+		json_decref(late_push(i, levels, t));
+	r = sweepsvc_show("s");
+	cr_expect_eq(json_integer_value(json_object_get(sweepsvc_row(r,
+	    "next-1", t[0]), "runs")), 15, "%s", json_dumps(r, 0));
+	/* next-4 was compared at 5 runs and revisited for 5 more. */
+	cr_expect_eq(json_integer_value(json_object_get(sweepsvc_row(r,
+	    "next-4", t[3]), "runs")), 10, "%s", json_dumps(r, 0));
+	cr_expect_eq(json_integer_value(json_object_get(json_object_get(
+	    sweepsvc_row(r, "next-4", t[3]), "result"), "runs")), 5);
+	ch = late_result(r, "next-5", t[4], "change");
+	cr_expect_str_eq(json_string_value(json_object_get(ch, "before")),
+	    "refs/tags/next-3", "%s", json_dumps(r, 0));
+	cr_expect_str_eq(json_string_value(json_object_get(ch, "after")),
+	    "refs/tags/next-4", "%s", json_dumps(r, 0));
+	json_decref(r);
+	log = tst_read_file(svc.td.log);
+	cr_expect(log != NULL && strstr(log, "refs/tags/next-4 revisited (10 "
+	    "runs)") != NULL, "%s", log ? log : "(no log)");
+	free(log);
+	cr_assert_gt(bis = late_bisection("next-5", t[4]), 0);
+	late_range(bis, t[2], t[3]);
+	for (i = 0; i < 5; i++)
+		free(t[i]);
 }
