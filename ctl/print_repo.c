@@ -114,7 +114,8 @@ print_sweep_pct(FILE *out, const json_t *v)
 		fprintf(out, " %8s", "-");
 }
 
-/* Per watched metric: median, spread, the two changes and the flag. */
+/* Per watched metric: median, spread, change against the previous ref,
+ * the level shift at its change point, and the verdict. */
 static void
 print_sweep_result(FILE *out, const json_t *res)
 {
@@ -195,7 +196,7 @@ print_sweep(FILE *out, const json_t *r, const json_t *req, unsigned flags)
 	fprintf(out, "%-24s %-12s %-10s %4s  %s\n", "REF", "COMMIT", "STATE",
 	    "RUNS", "BISECTION");
 	fprintf(out, "    %-24s %12s %7s %8s %8s  %s\n", "metric", "median",
-	    "stddev", "vs prev", "vs base", "change");
+	    "stddev", "vs prev", "shift", "verdict");
 	json_array_foreach(json_object_get(r, "refs"), i, v) {
 		b = json_object_get(v, "bisection");
 		fprintf(out, "%-24s %-12.12s %-10s %4lld  ",
