@@ -13,7 +13,8 @@
 /* See sweep_plot.h. */
 void
 sweep_plot_write(FILE *fp, const char *metric,
-    const struct sweep_plot_ref *refs, size_t n, size_t change)
+    const struct sweep_plot_ref *refs, size_t n, size_t change,
+    size_t found)
 {
 	struct report_point *pts;
 	struct report_plot p = { 0 };
@@ -38,8 +39,14 @@ sweep_plot_write(FILE *fp, const char *metric,
 	p.xmin = 0;
 	p.xmax = n > 1 ? (double)(n - 1) : 1;
 	if (change > 0 && change < n) {
-		xasprintf(&mark, "change between %s and %s",
-		    refs[change - 1].label, refs[change].label);
+		if (found > change && found < n)
+			xasprintf(&mark, "change between %s and %s, found at "
+			    "%s (%zu ref%s late)", refs[change - 1].label,
+			    refs[change].label, refs[found].label,
+			    found - change, found - change == 1 ? "" : "s");
+		else
+			xasprintf(&mark, "change between %s and %s",
+			    refs[change - 1].label, refs[change].label);
 		p.has_mark = true;
 		p.mark_x = (double)change - 0.5;
 		p.mark_label = mark;

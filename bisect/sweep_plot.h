@@ -20,10 +20,13 @@ struct sweep_plot_ref {
 
 /*
  * Writes the plot of metric over refs[0..n-1].  change is the index of the
- * first ref after the change (its runs are drawn 'O', earlier ones '*',
- * and a ':' column stands between the two refs); n or more: no change.
+ * first ref after the estimated change point (its runs are drawn 'O',
+ * earlier ones '*', and a ':' column stands between the two refs); n or
+ * more: no change.  found is the index of the ref whose judgement found
+ * it: beyond change, the legend says so and how many refs late.
  */
 void	sweep_plot_write(FILE *fp, const char *metric,
-	    const struct sweep_plot_ref *refs, size_t n, size_t change);
+	    const struct sweep_plot_ref *refs, size_t n, size_t change,
+	    size_t found);
 
 #endif

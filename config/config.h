@@ -170,7 +170,7 @@ struct config_sweep {
 	char		*group;			/* must name a host group */
 	char		*tag_pattern;		/* glob on full ref names */
 	unsigned	 samples;		/* runs of a tag at most */
-	unsigned	 baseline;		/* K tags of the rolling baseline */
+	unsigned	 baseline;		/* tags before a sweep's change points */
 	struct config_schedule schedule;
 	int		 priority;		/* of the bisections it starts */
 	char		*start;			/* first ref swept; NULL: after the newest */

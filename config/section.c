@@ -190,10 +190,12 @@ static const struct config_key config_sweep_keys[] = {
 	KEY(config_sweep, tag_pattern, string, REQ, 0, 0, NULL, LIVE,
 	    "Refs to follow, a shell glob on the full name or the tag name."),
 	KEY(config_sweep, samples, uint, 0, 2, 1000, "15", LIVE,
-	    "Runs of one tag at most; the sequential test decides how many "
-	    "it needs."),
+	    "Runs of one tag at most, revisits included, and the runs of the "
+	    "first baseline; the sequential test decides how many a tag "
+	    "needs (at most 10 at its own looks)."),
 	KEY(config_sweep, baseline, uint, 0, 1, 32, "5", LIVE,
-	    "Previous tags whose median level is the rolling baseline."),
+	    "Tags before the change points looked for (the new tag and the "
+	    "two before it) that a judgement compares with."),
 	KEYX(config_sweep, schedule, schedule, "each", LIVE,
 	    "When to sweep: each new or moved ref, or daily HH:MM (UTC) the "
 	    "newest one that appeared before it, the older ones skipped."),

@@ -114,7 +114,8 @@ print_sweep_pct(FILE *out, const json_t *v)
 		fprintf(out, " %8s", "-");
 }
 
-/* Per watched metric: median, spread, the two changes and the flag. */
+/* Per watched metric: median, spread, change against the previous ref,
+ * the level shift at its change point, and the verdict. */
 static void
 print_sweep_result(FILE *out, const json_t *res)
 {
@@ -152,6 +153,34 @@ print_sweep_why(FILE *out, const json_t *res)
 		    print_short_ref(str(res, "by")));
 }
 
+/*
+ * Under the first ref after a change point: which ref's judgement found
+ * it and how many refs late, the table's mark of a change found late.
+ */
+static void
+print_sweep_point(FILE *out, const json_t *refs, const json_t *ref)
+{
+	const json_t *v, *ch;
+	long long late;
+	size_t i;
+
+	json_array_foreach(refs, i, v) {
+		ch = json_object_get(json_object_get(v, "result"), "change");
+		if (!json_is_object(ch) || strcmp(str(ch, "after"),
+		    str(ref, "ref")) != 0)
+			continue;
+		late = num(ch, "late");
+		fprintf(out, "    ^ change point after %s, found at %s",
+		    print_short_ref(str(ch, "before")),
+		    print_short_ref(str(v, "ref")));
+		if (late > 0)
+			fprintf(out, " (%lld ref%s late)\n", late, late == 1 ?
+			    "" : "s");
+		else
+			fprintf(out, "\n");
+	}
+}
+
 /* The sweep's refs, oldest first, with the bisection each one started. */
 void
 print_sweep(FILE *out, const json_t *r, const json_t *req, unsigned flags)
@@ -167,7 +196,7 @@ print_sweep(FILE *out, const json_t *r, const json_t *req, unsigned flags)
 	fprintf(out, "%-24s %-12s %-10s %4s  %s\n", "REF", "COMMIT", "STATE",
 	    "RUNS", "BISECTION");
 	fprintf(out, "    %-24s %12s %7s %8s %8s  %s\n", "metric", "median",
-	    "stddev", "vs prev", "vs base", "change");
+	    "stddev", "vs prev", "shift", "verdict");
 	json_array_foreach(json_object_get(r, "refs"), i, v) {
 		b = json_object_get(v, "bisection");
 		fprintf(out, "%-24s %-12.12s %-10s %4lld  ",
@@ -179,6 +208,7 @@ print_sweep(FILE *out, const json_t *r, const json_t *req, unsigned flags)
 			fprintf(out, "-\n");
 		print_sweep_result(out, json_object_get(v, "result"));
 		print_sweep_why(out, json_object_get(v, "result"));
+		print_sweep_point(out, json_object_get(r, "refs"), v);
 	}
 	json_array_foreach(json_object_get(r, "plots"), i, v)
 		fprintf(out, "\n%s", str(v, "text"));

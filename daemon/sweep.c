@@ -314,18 +314,26 @@ sweeper_list(struct sweeper *sw, struct bd_error *err)
 	return json_pack("{s:o}", "sweeps", a);
 }
 
-/* Whether a row's result names metric among the changed ones. */
-static int
+/*
+ * The row id of metric's change point in a row's result (its first row
+ * after the change), 0 when the row did not report metric changed.
+ */
+static int64_t
 sweeper_changed(const json_t *row, const char *metric)
 {
 	const json_t *v;
 	size_t i;
 
 	json_array_foreach(json_object_get(json_object_get(row, "result"),
-	    "changed"), i, v)
-		if (json_is_string(v) && strcmp(json_string_value(v),
-		    metric) == 0)
-			return 1;
+	    "metrics"), i, v)
+		if (json_is_string(json_object_get(v, "name")) && strcmp(
+		    json_string_value(json_object_get(v, "name")), metric) ==
+		    0 && json_is_string(json_object_get(v, "verdict")) &&
+		    strcmp(json_string_value(json_object_get(v, "verdict")),
+		    "changed") == 0)
+			return json_is_integer(json_object_get(v, "after_row")) ?
+			    json_integer_value(json_object_get(v, "after_row")) :
+			    json_integer_value(json_object_get(row, "id"));
 	return 0;
 }
 
@@ -340,13 +348,15 @@ sweeper_plot(struct sweeper *sw, const char *metric, const json_t *rows)
 	} *runs;
 	struct bd_error err;
 	const json_t *row;
-	size_t i, n = 0, change = SIZE_MAX, len = 0;
+	size_t i, j, n = 0, change = SIZE_MAX, found = SIZE_MAX, len = 0;
+	int64_t *ids, at;
 	char *text = NULL;
 	FILE *fp;
 	json_t *o;
 
 	runs = xcalloc(json_array_size(rows) + 1, sizeof(*runs));
 	refs = xcalloc(json_array_size(rows) + 1, sizeof(*refs));
+	ids = xcalloc(json_array_size(rows) + 1, sizeof(*ids));
 	json_array_foreach(rows, i, row) {
 		if (strcmp(json_string_value(json_object_get(row, "state")),
 		    "rewritten") == 0)
@@ -360,13 +370,19 @@ sweeper_plot(struct sweeper *sw, const char *metric, const json_t *rows)
 			refs[n].label += strlen(TAG_PREFIX);
 		refs[n].v = runs[n].v;
 		refs[n].n = runs[n].n;
-		if (change == SIZE_MAX && sweeper_changed(row, metric))
-			change = n;
+		ids[n] = json_integer_value(json_object_get(row, "id"));
+		/* The first change reported, at its change point. */
+		at = change == SIZE_MAX ? sweeper_changed(row, metric) : 0;
+		for (j = 0; at != 0 && j <= n; j++)
+			if (ids[j] == at) {
+				change = j;
+				found = n;
+			}
 		n++;
 	}
 	fp = open_memstream(&text, &len);
 	if (fp != NULL) {
-		sweep_plot_write(fp, metric, refs, n, change);
+		sweep_plot_write(fp, metric, refs, n, change, found);
 		fclose(fp);
 	}
 	o = json_pack("{s:s, s:s}", "metric", metric, "text",
@@ -375,6 +391,7 @@ sweeper_plot(struct sweeper *sw, const char *metric, const json_t *rows)
 		free(runs[i].v);
 	free(runs);
 	free(refs);
+	free(ids);
 	free(text);
 	return o;
 }

@@ -240,7 +240,7 @@ sweep_bisect_start(struct sched *s, struct store *st,
 	origin.metrics = c->metrics;
 	origin.nmetrics = c->nmetrics;
 	origin.reuse = reuse;
-	reuse[origin.nreuse++] = c->row;
+	reuse[origin.nreuse++] = c->bad_row != 0 ? c->bad_row : c->row;
 	if (c->prev_row > 0 &&
 	    git_graph_descendant_of(repo, &bad, &goid) == 1)
 		reuse[origin.nreuse++] = c->prev_row;

@@ -17,8 +17,8 @@
  * running, or done with a culprit, whose range overlaps the change's
  * (prev_commit..commit).
  *
- * Reuse.  The new ref's sweep samples count as samples at bad; the
- * previous ref's count as samples at good only when prev_commit is an
+ * Reuse.  The bad row's sweep samples count as samples at bad; the
+ * good row's count as samples at good only when prev_commit is an
  * ancestor of commit (otherwise the merge base is where good samples are
  * taken, and it needs its own).  They are stored as done runs of the
  * bisection, marked reused_from their sweep row, in the transaction that
@@ -42,9 +42,11 @@ struct store;
 /* One tag pair's change; everything is borrowed for the call. */
 struct sweep_change {
 	const char *sweep;              /* sweep name */
-	int64_t     row, prev_row;      /* sweep_refs ids: new and previous */
-	const char *ref, *commit;       /* new swept ref: bad */
-	const char *prev_ref, *prev_commit; /* previous swept ref: good */
+	int64_t     row;                /* sweep_refs id the change is linked to */
+	int64_t     bad_row, prev_row;  /* the rows either side of the change
+	                                 * point: bad (0: row) and good */
+	const char *ref, *commit;       /* first swept ref after it: bad */
+	const char *prev_ref, *prev_commit; /* last swept ref before it: good */
 	const char *benchmark, *group;
 	const char *headline;           /* metric to bisect */
 	const char *const *metrics;     /* every changed metric */

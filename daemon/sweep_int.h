@@ -8,14 +8,25 @@
 
 #include "daemon/sweep.h"
 
+#include <jansson.h>
+
+#include "common/error.h"
+
 struct config_sweep;
 struct store_sweep_ref;
 
-/* The row a sweep samples now, and its runs on the fleet. */
+/*
+ * The row a sweep samples now, and its runs on the fleet.  While its
+ * judgement revisits an earlier row, the runs go to that row, up to
+ * revisit_to of them.
+ */
 struct sweep_cur {
 	char		*name;
 	int64_t		 row;		/* 0: none */
 	unsigned	 inflight;
+	int64_t		 revisit;	/* 0: none */
+	unsigned	 revisit_to;
+	unsigned	 revisits;	/* of the row's judgement so far */
 };
 
 struct sweeper {
@@ -43,6 +54,28 @@ int	sweeper_row_due(const struct config_sweep *w, int now_asked,
 /* The sweeps row's state words (store_sweep's state). */
 #define SWEEPER_NOW		"now"	/* `--now` waits for the worker */
 #define SWEEPER_WATCHING	"watching"
+
+/* sweep_found.c: copies of a sweep's rows, oldest first. */
+struct sweep_rows {
+	struct store_sweep_ref	*r;
+	size_t			 n;
+};
+int	sweep_rows_load(struct sweeper *sw, const char *name,
+	    struct sweep_rows *rows, struct bd_error *err);
+void	sweep_rows_free(struct sweep_rows *rows);
+/* One row of the copies by id, NULL when it is gone. */
+const struct store_sweep_ref *sweep_rows_find(const struct sweep_rows *rows,
+	    int64_t id);
+/* Row id was just compared with result res: logged, a change bisected. */
+void	sweep_found_compared(struct sweeper *sw, const struct config_sweep *w,
+	    int64_t id, const json_t *res);
+/* Compared row r's change (res) starts or joins its bisection. */
+void	sweep_found_changed(struct sweeper *sw, const struct config_sweep *w,
+	    const struct sweep_rows *rows, const struct store_sweep_ref *r,
+	    const json_t *res);
+/* Once per start: changes whose bisection was never linked. */
+void	sweep_found_recover(struct sweeper *sw, const struct config_sweep *w,
+	    const struct sweep_rows *rows);
 
 /* sweep_schedule.c.  Times are wall times (daemon_now_ms), as created_ms. */
 void	sweeper_set_word(struct sweeper *sw, const char *name,

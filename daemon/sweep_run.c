@@ -3,13 +3,15 @@
  * baseline until it has its runs, then rows being sampled, then pending
  * ones as the schedule allows), has the scheduler run the sweep's
  * benchmark at its commit, stores every result before acting on it,
- * judges the row at each look of the sequential plan and, once a row is
- * compared with changed metrics, hands the change to sweep_bisect_start.
+ * judges the row at each look of the sequential plan (revisiting an
+ * earlier row when that places a change point better) and, once a row is
+ * compared with changed metrics, hands the change to sweep_found.c.
  *
  * Everything it decides from is in the store (states, run counts,
  * results, links): after a kill -9 a half-sampled row continues with the
- * runs it has, a compared row is never sampled again, and a compared row
- * with changes but no linked bisection gets its hook call again.
+ * runs it has, a compared row is only sampled again when a later row's
+ * judgement revisits it (its verdict stays), and a compared row with
+ * changes but no linked bisection gets its hook call again.
  */
 #include <errno.h>
 #include <inttypes.h>
@@ -33,88 +35,21 @@
 
 #define SWEEP_WAKE_MAX	(3600 * (int64_t)1000)	/* wall clock jumps */
 
-/* Copies of a sweep's rows, oldest first. */
-struct sweep_rows {
-	struct store_sweep_ref	*r;
-	size_t			 n;
-};
-
-/* Rows are copied: the worker acts on them after the walk. */
-static int
-sweep_rows_add(void *arg, const struct store_sweep_ref *r)
-{
-	struct sweep_rows *rows = arg;
-	struct store_sweep_ref *c;
-
-	rows->r = xreallocarray(rows->r, rows->n + 1, sizeof(*rows->r));
-	c = &rows->r[rows->n++];
-	*c = *r;
-	c->sweep = xstrdup(r->sweep);
-	c->ref = xstrdup(r->ref);
-	c->commit = xstrdup(r->commit);
-	c->result = r->result != NULL ? xstrdup(r->result) : NULL;
-	return 0;
-}
-
-/* Frees the copies sweep_rows_add made. */
-static void
-sweep_rows_free(struct sweep_rows *rows)
-{
-	size_t i;
-
-	for (i = 0; i < rows->n; i++) {
-		free((char *)rows->r[i].sweep);
-		free((char *)rows->r[i].ref);
-		free((char *)rows->r[i].commit);
-		free((char *)rows->r[i].result);
-	}
-	free(rows->r);
-	rows->r = NULL;
-	rows->n = 0;
-}
-
-/* Every decision starts from what the store holds now. */
-static int
-sweep_rows_load(struct sweeper *sw, const char *name, struct sweep_rows *rows,
-    struct bd_error *err)
-{
-	memset(rows, 0, sizeof(*rows));
-	return store_sweep_ref_list(sw->env.store, name, sweep_rows_add, rows,
-	    err);
-}
-
-/* One row of the copies by id, NULL when it is gone. */
-static const struct store_sweep_ref *
-sweep_rows_find(const struct sweep_rows *rows, int64_t id)
-{
-	size_t i;
-
-	for (i = 0; i < rows->n; i++)
-		if (rows->r[i].id == id)
-			return &rows->r[i];
-	return NULL;
-}
-
-/* The runs of a tag at its first look, which a first baseline gets. */
+/* The runs of a tag's plan: its first baseline gets the cap. */
 static void
 sweep_plan(const struct config_sweep *w, struct sweep_params *sp)
 {
-	sweep_params_default(sp);
-	sp->cap = w->samples;
-	if (sp->first > sp->cap)
-		sp->first = sp->cap;
-	if (sp->step == 0)
-		sp->step = 1;
+	sweep_judge_plan(w, 0, sp);
 }
 
-/* The first look of the plan at or after runs. */
+/* The first of the tag's own looks at or after runs. */
 static unsigned
 sweep_next_look(const struct sweep_params *sp, unsigned runs)
 {
 	unsigned look = sp->first;
 
-	while (look < runs && look < sp->cap)
-		look = look + sp->step < sp->cap ? look + sp->step : sp->cap;
+	while (look < runs && look < sp->own)
+		look = look + sp->step < sp->own ? look + sp->step : sp->own;
 	return look;
 }
 
@@ -140,7 +75,8 @@ sweep_cur_by_row(struct sweeper *sw, int64_t row)
 	size_t i;
 
 	for (i = 0; i < sw->ncur; i++)
-		if (sw->cur[i].row == row && row != 0)
+		if (row != 0 && (sw->cur[i].row == row ||
+		    sw->cur[i].revisit == row))
 			return &sw->cur[i];
 	return NULL;
 }
@@ -246,102 +182,50 @@ sweep_no_samples(struct sweeper *sw, const struct config_sweep *w,
 static void
 sweep_release(struct sweeper *sw, struct sweep_cur *c)
 {
-	int64_t row = c->row;
+	int64_t row = c->row, rev = c->revisit;
 
 	c->row = 0;
 	c->inflight = 0;
+	c->revisit = 0;
+	c->revisits = 0;
 	if (row != 0)
 		sched_cancel_sweep(sw->env.sched, row);
+	if (rev != 0)
+		sched_cancel_sweep(sw->env.sched, rev);
 	sweeper_kick(sw);
 }
 
-/* The newest row before id that was measured: the good side. */
-static const struct store_sweep_ref *
-sweep_prev_row(const struct sweep_rows *rows, int64_t id)
+/*
+ * A revisit of an earlier row under way: its runs are topped up to
+ * revisit_to.  1 while it still wants runs, 0 when it is done (or the
+ * row is gone) and the current row may be judged again.
+ */
+static int
+sweep_revisit(struct sweeper *sw, const struct config_sweep *w,
+    struct sweep_cur *c, const struct sweep_rows *rows)
 {
-	const struct store_sweep_ref *prev = NULL;
-	size_t i;
+	const struct store_sweep_ref *v = sweep_rows_find(rows, c->revisit);
 
-	for (i = 0; i < rows->n && rows->r[i].id != id; i++)
-		if (rows->r[i].state == STORE_SWEEP_COMPARED ||
-		    rows->r[i].state == STORE_SWEEP_BASELINE)
-			prev = &rows->r[i];
-	return prev;
-}
-
-/* A compared row whose result names changed metrics starts a bisection. */
-static void
-sweep_changed(struct sweeper *sw, const struct config_sweep *w,
-    const struct sweep_rows *rows, const struct store_sweep_ref *r,
-    const json_t *res)
-{
-	const json_t *changed = json_object_get(res, "changed"), *v;
-	const struct store_sweep_ref *prev = sweep_prev_row(rows, r->id);
-	const char **names;
-	struct sweep_change ch;
-	struct bd_error err;
-	int64_t bisection;
-	size_t i, n = 0;
-
-	if (json_array_size(changed) == 0 || !json_is_string(json_object_get(
-	    res, "headline")))
-		return;
-	if (prev == NULL) {
-		log_warnx("sweep %s: %s changed with nothing before it", w->name,
-		    r->ref);
-		return;
+	if (v != NULL && v->runs < c->revisit_to) {
+		if (c->revisit_to - v->runs > c->inflight)
+			sweep_submit(sw, w, c, v, c->revisit_to - v->runs -
+			    c->inflight);
+		return 1;
 	}
-	names = xcalloc(json_array_size(changed), sizeof(*names));
-	json_array_foreach(changed, i, v)
-		if (json_is_string(v))
-			names[n++] = json_string_value(v);
-	memset(&ch, 0, sizeof(ch));
-	ch.sweep = w->name;
-	ch.row = r->id;
-	ch.prev_row = prev->id;
-	ch.ref = r->ref;
-	ch.commit = r->commit;
-	ch.prev_ref = prev->ref;
-	ch.prev_commit = prev->commit;
-	ch.benchmark = w->benchmark;
-	ch.group = w->group;
-	ch.headline = json_string_value(json_object_get(res, "headline"));
-	ch.metrics = names;
-	ch.nmetrics = n;
-	ch.priority = w->priority;
-	if (sweep_bisect_start(sw->env.sched, sw->env.store, &ch, &bisection,
-	    &err) < 0)
-		log_warnx("sweep %s: %s: cannot start a bisection: %s",
-		    w->name, r->ref, err.msg);
-	free(names);
-}
-
-/* A row just compared: the log line, and the change if there is one. */
-static void
-sweep_compared(struct sweeper *sw, const struct config_sweep *w,
-    int64_t id, const json_t *res)
-{
-	struct sweep_rows rows;
-	const struct store_sweep_ref *r;
-	struct bd_error err;
-
-	if (sweep_rows_load(sw, w->name, &rows, &err) < 0) {
-		log_warnx("sweep %s: %s", w->name, err.msg);
-		return;
-	}
-	if ((r = sweep_rows_find(&rows, id)) != NULL) {
-		log_info("sweep %s: %s compared after %u runs, %zu metrics "
-		    "changed", w->name, r->ref, r->runs,
-		    json_array_size(json_object_get(res, "changed")));
-		sweep_changed(sw, w, &rows, r, res);
-	}
-	sweep_rows_free(&rows);
+	if (c->inflight > 0)
+		return 1;
+	if (v != NULL)
+		log_info("sweep %s: %s revisited (%u runs)", w->name, v->ref,
+		    v->runs);
+	c->revisit = 0;
+	return 0;
 }
 
 /*
  * Tops the current row up to the runs it wants: a first baseline to the
- * plan's first look; a swept row to its next look, where it is judged
- * (sweep_judge_row stores the verdict when it needs no more).
+ * plan's cap; a swept row to its next look, where it is judged
+ * (sweep_judge_row stores the verdict when it needs no more), or an
+ * earlier row its judgement revisits.
  */
 static void
 sweep_top_up(struct sweeper *sw, const struct config_sweep *w,
@@ -353,7 +237,7 @@ sweep_top_up(struct sweeper *sw, const struct config_sweep *w,
 	struct bd_error err;
 	unsigned want = 0, more = 0;
 	json_t *res = NULL;
-	int64_t id = c->row;
+	int64_t id = c->row, rev = 0;
 
 	sweep_plan(w, &sp);
 	if (sweep_rows_load(sw, w->name, &rows, &err) < 0) {
@@ -367,20 +251,28 @@ sweep_top_up(struct sweeper *sw, const struct config_sweep *w,
 		sweep_release(sw, c);	/* rewritten meanwhile */
 		goto out;
 	}
+	if (c->revisit != 0 && sweep_revisit(sw, w, c, &rows))
+		goto out;
 	if (r->state == STORE_SWEEP_BASELINE)
-		want = r->runs < sp.first ? sp.first - r->runs : 0;
+		want = r->runs < sp.cap ? sp.cap - r->runs : 0;
 	else if (r->runs < sweep_next_look(&sp, r->runs))
 		want = sweep_next_look(&sp, r->runs) - r->runs;
 	else if (sweep_judge_row(sw->env.store, sweeper_config(sw), w, id,
-	    &more, &res, &err) < 0) {
+	    c->revisits, &more, &rev, &res, &err) < 0) {
 		log_warnx("sweep %s: %s: %s", w->name, r->ref, err.msg);
 		sweep_release(sw, c);
 		goto out;
 	} else if (more == 0) {
 		sweep_release(sw, c);
-		sweep_compared(sw, w, id, res);
+		sweep_found_compared(sw, w, id, res);
 		goto out;
-	} else if (r->runs >= sp.cap) {
+	} else if (rev != 0 && sweep_rows_find(&rows, rev) != NULL) {
+		c->revisit = rev;
+		c->revisit_to = sweep_rows_find(&rows, rev)->runs + more;
+		c->revisits++;
+		sweep_revisit(sw, w, c, &rows);
+		goto out;
+	} else if (r->runs >= sp.own) {
 		/* Runs whose results lacked the metrics: never more than cap. */
 		sweep_no_samples(sw, w, c, r->runs);
 		goto out;
@@ -501,6 +393,16 @@ sweep_run_done(void *arg, int64_t row, int64_t job,
 		sweeper_kick(sw);
 		return;
 	}
+	if (r->outcome != STEP_OK && row == c->revisit) {
+		/* The revisited row keeps its verdict; the judgement goes on. */
+		log_warnx("sweep %s: a run revisiting row %" PRId64 " failed: "
+		    "%s", w->name, row, r->err.msg);
+		if (c->inflight == 0)
+			c->revisit = 0;
+		c->revisit_to = 0;
+		sweep_top_up(sw, w, c);
+		return;
+	}
 	if (r->outcome != STEP_OK) {
 		sweep_failed(sw, w, c, r, where);
 		return;
@@ -528,7 +430,7 @@ sweep_pick(struct sweeper *sw, const struct config_sweep *w,
 	sweep_plan(w, &sp);
 	for (i = 0; i < rows->n; i++)
 		if ((rows->r[i].state == STORE_SWEEP_BASELINE &&
-		    rows->r[i].runs < sp.first) ||
+		    rows->r[i].runs < sp.cap) ||
 		    rows->r[i].state == STORE_SWEEP_SAMPLING)
 			return rows->r[i].id;
 	for (i = 0; i < rows->n; i++) {
@@ -557,33 +459,6 @@ sweep_pick(struct sweeper *sw, const struct config_sweep *w,
 	return due != NULL ? due->id : 0;
 }
 
-/*
- * Once per start: compared rows with changes and no linked bisection (a
- * kill -9 between the verdict and the hook) get the hook again.
- */
-static void
-sweep_recover(struct sweeper *sw, const struct config_sweep *w,
-    const struct sweep_rows *rows)
-{
-	json_error_t jerr;
-	json_t *res;
-	size_t i;
-
-	for (i = 0; i < rows->n; i++) {
-		if (rows->r[i].state != STORE_SWEEP_COMPARED ||
-		    rows->r[i].bisection != 0 || rows->r[i].result == NULL)
-			continue;
-		if ((res = json_loads(rows->r[i].result, 0, &jerr)) == NULL)
-			continue;
-		if (json_array_size(json_object_get(res, "changed")) > 0) {
-			log_info("sweep %s: %s changed and has no bisection "
-			    "yet", w->name, rows->r[i].ref);
-			sweep_changed(sw, w, rows, &rows->r[i], res);
-		}
-		json_decref(res);
-	}
-}
-
 /* One sweep's turn: the current row topped up, or the next one taken. */
 static void
 sweep_work_one(struct sweeper *sw, const struct config_sweep *w,
@@ -604,7 +479,7 @@ sweep_work_one(struct sweeper *sw, const struct config_sweep *w,
 		return;
 	}
 	if (!sw->recovered)
-		sweep_recover(sw, w, &rows);
+		sweep_found_recover(sw, w, &rows);
 	id = sweep_pick(sw, w, &rows, wake);
 	sweep_rows_free(&rows);
 	if (id == 0)

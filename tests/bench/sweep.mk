@@ -1,7 +1,7 @@
-# make bench-sweep: nightly sweeps of simulated tags, 20 watched metrics a
+# make bench-sweep: nightly sweeps of simulated tag series, 20 watched metrics a
 # tag, bisectd's sweep statistics beside LKP's non-overlap rule and a
 # Perfherder-style t > 7 (tests/bench/sweep_bench.c).  Release build.
-#   make bench-sweep SWEEP_ARGS='--noise t3 --d 2 --trials 5000 --cap 20'
+#   make bench-sweep SWEEP_ARGS='--noise arrays --d 2 --trials 500'
 SWEEP_SRC = tests/bench/sweep_bench.c tests/bench/sim_world.c
 SWEEP_ARGS ?=
 

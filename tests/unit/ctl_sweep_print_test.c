@@ -25,7 +25,12 @@ static const char reply[] =
     "\"median\":95.1,\"stddev_pct\":0.6,\"change_prev\":-0.05,"
     "\"change_base\":-0.049,\"verdict\":\"changed\"},{\"name\":\"lat\","
     "\"median\":10,\"stddev_pct\":null,\"change_prev\":null,"
-    "\"change_base\":null,\"verdict\":\"untested\"}]}}]}";
+    "\"change_base\":null,\"verdict\":\"untested\"}]}},"
+    "{\"ref\":\"refs/tags/next-3\",\"commit\":"
+    "\"ffffffffffffffffffffffffffffffffffffffff\",\"state\":\"compared\","
+    "\"runs\":5,\"bisection\":8,\"result\":{\"metrics\":[],"
+    "\"change\":{\"before\":\"refs/tags/next-1\",\"after\":"
+    "\"refs/tags/next-2\",\"late\":1}}}]}";
 
 Test(ctl_sweep_print, table_of_metrics_and_plots)
 {
@@ -37,6 +42,9 @@ Test(ctl_sweep_print, table_of_metrics_and_plots)
 	    NULL, "%s", text);
 	cr_expect(strstr(text, "-        -  untested\n") != NULL, "%s", text);
 	cr_expect(strstr(text, "\nPLOT\n") != NULL, "%s", text);
+	/* The change point's ref says where and how late it was found. */
+	cr_expect(strstr(text, "untested\n    ^ change point after next-1, "
+	    "found at next-3 (1 ref late)\nnext-3") != NULL, "%s", text);
 	for (p = text; (nl = strchr(p, '\n')) != NULL; p = nl + 1)
 		cr_expect_leq(nl - p, 80, "%.*s", (int)(nl - p), p);
 	free(text);

@@ -69,7 +69,7 @@ Test(sweep_judge, unchanged_changed_and_more_runs)
 	struct bd_error err;
 	unsigned more;
 	json_t *r;
-	int64_t same, moved, few;
+	int64_t same, moved, few, rev;
 
 	stest_db = stest_open();
 	judge_ref("next-1", 'a', STORE_SWEEP_BASELINE, 100, 5);
@@ -77,7 +77,7 @@ Test(sweep_judge, unchanged_changed_and_more_runs)
 	judge_ref("next-3", 'c', STORE_SWEEP_FAILED, 50, 5);
 	same = judge_ref("next-4", 'd', STORE_SWEEP_SAMPLING, 100.2, 5);
 	cr_assert_eq(sweep_judge_row(stest_db, &judge_cfg, &judge_w, same,
-	    &more, &r, &err), 0, "%s", err.msg);
+	    0, &more, &rev, &r, &err), 0, "%s", err.msg);
 	cr_expect_eq(more, 0);
 	/* The failed ref is no reference: the previous is next-2. */
 	cr_expect_str_eq(jstr(r, "prev"), "refs/tags/next-2");
@@ -88,7 +88,7 @@ Test(sweep_judge, unchanged_changed_and_more_runs)
 
 	moved = judge_ref("next-5", 'e', STORE_SWEEP_SAMPLING, 95, 5);
 	cr_assert_eq(sweep_judge_row(stest_db, &judge_cfg, &judge_w, moved,
-	    &more, &r, &err), 0, "%s", err.msg);
+	    0, &more, &rev, &r, &err), 0, "%s", err.msg);
 	cr_expect_eq(more, 0);
 	/* next-4 was stored as compared: it is now the previous ref. */
 	cr_expect_str_eq(jstr(r, "prev"), "refs/tags/next-4");
@@ -96,13 +96,20 @@ Test(sweep_judge, unchanged_changed_and_more_runs)
 	cr_expect_eq(json_array_size(json_object_get(r, "changed")), 1);
 	cr_expect_lt(json_real_value(json_object_get(json_array_get(
 	    json_object_get(r, "metrics"), 0), "change_prev")), -0.04);
+	/* At its own ref: the range is the previous ref to this one. */
+	cr_expect_str_eq(jstr(json_object_get(r, "change"), "before"),
+	    "refs/tags/next-4");
+	cr_expect_str_eq(jstr(json_object_get(r, "change"), "after"),
+	    "refs/tags/next-5");
+	cr_expect_eq(json_integer_value(json_object_get(json_object_get(r,
+	    "change"), "late")), 0);
 	json_decref(r);
 
 	few = judge_ref("next-6", 'f', STORE_SWEEP_SAMPLING, 95, 2);
 	cr_assert_eq(sweep_judge_row(stest_db, &judge_cfg, &judge_w, few,
-	    &more, &r, &err), 0, "%s", err.msg);
+	    0, &more, &rev, &r, &err), 0, "%s", err.msg);
 	cr_expect_eq(more, 3);
 	cr_expect_null(r);
 	cr_expect_eq(sweep_judge_row(stest_db, &judge_cfg, &judge_w, few + 99,
-	    &more, NULL, &err), -ENOENT);
+	    0, &more, &rev, NULL, &err), -ENOENT);
 }

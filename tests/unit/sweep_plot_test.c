@@ -10,14 +10,15 @@ TestSuite(sweep_plot, .fini = tst_leak_check);
 
 /* The plot of refs with a change at index change, as one string. */
 static char *
-render(const struct sweep_plot_ref *refs, size_t n, size_t change)
+render(const struct sweep_plot_ref *refs, size_t n, size_t change,
+    size_t found)
 {
 	char *text = NULL;
 	size_t len = 0;
 	FILE *fp = open_memstream(&text, &len);
 
 	cr_assert_not_null(fp);
-	sweep_plot_write(fp, "tput", refs, n, change);
+	sweep_plot_write(fp, "tput", refs, n, change, found);
 	fclose(fp);
 	return text;
 }
@@ -42,7 +43,7 @@ Test(sweep_plot, change_point_marked_between_the_two_refs)
 		{ "next-1", a, 3 }, { "next-2", a, 3 }, { "next-3", a, 3 },
 		{ "next-4", b, 3 }, { "next-5", NULL, 0 }, { "next-6", b, 3 },
 	};
-	char *text = render(refs, 6, 3);
+	char *text = render(refs, 6, 3, 3);
 	const char *line, *nl, *c;
 	long col = -1;
 	int stars = 0, os = 0;
@@ -82,14 +83,30 @@ Test(sweep_plot, no_change_no_mark_and_no_samples)
 	static const double a[] = { 5, 6 };
 	struct sweep_plot_ref refs[2] = { { "next-1", a, 2 },
 	    { "next-2", a, 2 } };
-	char *text = render(refs, 2, 2);
+	char *text = render(refs, 2, 2, 2);
 
 	check_width(text);
 	cr_expect_null(strstr(text, "[:]"), "%s", text);
 	cr_expect_null(strchr(text, 'O'), "%s", text);
 	free(text);
 	refs[0].n = refs[1].n = 0;
-	text = render(refs, 2, 2);
+	text = render(refs, 2, 2, 2);
 	cr_expect(strstr(text, "(no samples)") != NULL, "%s", text);
+	free(text);
+}
+
+/* A change found late keeps its mark at the change point, with the lag. */
+Test(sweep_plot, change_found_late_is_marked_where_it_happened)
+{
+	static const double a[] = { 100, 101, 99 }, b[] = { 102, 103, 101 };
+	struct sweep_plot_ref refs[5] = {
+		{ "next-1", a, 3 }, { "next-2", a, 3 }, { "next-3", b, 3 },
+		{ "next-4", b, 3 }, { "next-5", b, 3 },
+	};
+	char *text = render(refs, 5, 2, 4);
+
+	check_width(text);
+	cr_expect(strstr(text, "[:] change between next-2 and next-3, found "
+	    "at next-5 (2 refs late)") != NULL, "%s", text);
 	free(text);
 }

@@ -23,9 +23,8 @@ fill(double *v, size_t n, double level, unsigned phase)
 
 /* History of K tags at one level, then the new tag at another. */
 struct hist {
-	double			 runs[6][15];
-	struct sweep_series	 tags[5];
-	double			 cur[15];
+	double			 runs[8][15];
+	struct sweep_series	 tags[8];
 };
 
 static void
@@ -38,15 +37,17 @@ hist_make(struct hist *h, const double *levels, size_t k, size_t n,
 		fill(h->runs[t], n, levels[t], phase + (unsigned)t * 3);
 		h->tags[t] = (struct sweep_series){ h->runs[t], n };
 	}
-	fill(h->cur, ncur, cur_level, phase + 7);
+	fill(h->runs[k], 15, cur_level, phase + 7);
+	h->tags[k] = (struct sweep_series){ h->runs[k], ncur };
 }
 
+/* The window: the k history tags and the new one with ncur runs. */
 static void
 hist_in(struct hist *h, size_t k, size_t ncur, struct sweep_metric_in *in)
 {
-	in->cur = (struct sweep_series){ h->cur, ncur };
+	h->tags[k].n = ncur;
 	in->tags = h->tags;
-	in->ntags = k;
+	in->ntags = k + 1;
 }
 
 Test(sweep_stats, holm_adjusts_step_down)
@@ -69,11 +70,12 @@ Test(sweep_stats, looks_split_alpha)
 	struct sweep_params sp;
 
 	sweep_params_default(&sp);
-	cr_assert_eq(sweep_params_looks(&sp), 3);
-	sp.cap = 12;
-	cr_assert_eq(sweep_params_looks(&sp), 3);
-	sp.cap = sp.first;
-	cr_assert_eq(sweep_params_looks(&sp), 1);
+	/* Looks at 5 and 10 runs, and the revisits. */
+	cr_assert_eq(sweep_params_looks(&sp), 2 + SWEEP_REVISITS_MAX);
+	sp.own = 12;
+	cr_assert_eq(sweep_params_looks(&sp), 3 + SWEEP_REVISITS_MAX);
+	sp.own = sp.first;
+	cr_assert_eq(sweep_params_looks(&sp), 1 + SWEEP_REVISITS_MAX);
 }
 
 /* One metric of twenty moves 5%; the others stay put. */
@@ -97,7 +99,10 @@ Test(sweep_stats, one_change_among_twenty)
 		    "metric %zu verdict %d p_adj %g", m, out[m].verdict,
 		    out[m].p_adj);
 	NEAR(out[7].rel_prev, -0.05, 0.005);
-	NEAR(out[7].rel_base, -0.05, 0.005);
+	NEAR(out[7].rel, -0.05, 0.005);
+	/* At its own tag: the range is tags[4] .. tags[5]. */
+	cr_assert_eq(out[7].at, 5);
+	cr_assert_eq(out[7].late, 0);
 	cr_assert_gt(out[7].effect, 3);
 	cr_assert_lt(out[7].p_adj, 0.01 / 3);
 	cr_assert_eq(sweep_stats_headline(out, 20), 7);
@@ -117,7 +122,8 @@ Test(sweep_stats, single_noisy_tag_is_not_a_change)
 	hist_in(&h, 5, 5, &in);
 	cr_assert_eq(sweep_stats_judge(&sp, &in, 1, &out), 0);
 	cr_assert_lt(out.rel_prev, -0.04);
-	cr_assert_lt(fabs(out.rel_base), 0.02);
+	/* A change point before the odd tag would need the new tag to share
+	 * its level. */
 	cr_assert_eq(out.verdict, SWEEP_SAME);
 	cr_assert_eq(sweep_stats_headline(&out, 1), 1);
 }
@@ -142,8 +148,8 @@ Test(sweep_stats, below_min_change)
 	cr_assert_eq(out.verdict, SWEEP_CHANGED);
 }
 
-/* Suggestive at five runs: sample more; at the cap the call is final. */
-Test(sweep_stats, borderline_samples_more_up_to_the_cap)
+/* Suggestive at five runs: sample more; at own runs the call is final. */
+Test(sweep_stats, borderline_samples_more_up_to_own)
 {
 	struct hist h;
 	struct sweep_metric_in in;
@@ -157,15 +163,16 @@ Test(sweep_stats, borderline_samples_more_up_to_the_cap)
 	cr_assert_eq(sweep_stats_judge(&sp, &in, 1, &out), 5,
 	    "p_adj %g", out.p_adj);
 	cr_assert_eq(out.verdict, SWEEP_BORDERLINE);
-	cr_assert_gt(out.p_adj, 0.01 / 3);
-	in.cur.n = 15;
+	cr_assert_gt(out.p_adj, 0.01 / sweep_params_looks(&sp));
+	hist_in(&h, 5, 10, &in);
 	cr_assert_eq(sweep_stats_judge(&sp, &in, 1, &out), 0);
-	cr_assert_neq(out.verdict, SWEEP_BORDERLINE);
-	/* Cap reached while still borderline: no more runs, not changed. */
-	sp.cap = 5;
-	in.cur.n = 5;
+	cr_assert_eq(out.verdict, SWEEP_CHANGED, "p_adj %g", out.p_adj);
+	/* Own runs reached while still borderline: no more, not changed. */
+	sp.own = 5;
+	hist_in(&h, 5, 5, &in);
 	cr_assert_eq(sweep_stats_judge(&sp, &in, 1, &out), 0);
-	cr_assert_eq(out.verdict, SWEEP_SAME);
+	cr_assert_eq(out.verdict, SWEEP_BORDERLINE);
+	cr_assert_eq(sweep_stats_headline(&out, 1), 1);
 }
 
 /* The first swept tag has nothing to compare with. */
@@ -187,5 +194,119 @@ Test(sweep_stats, untested_without_history)
 	hist_in(&h, 1, 5, &in);
 	sweep_stats_judge(&sp, &in, 1, &out);
 	cr_assert_eq(out.verdict, SWEEP_CHANGED);
-	NEAR(out.rel_prev, out.rel_base, 1e-12);
+	NEAR(out.rel_prev, out.rel, 1e-12);
+	cr_assert_eq(out.at, 1);
+}
+
+/* Judges twenty metrics of a window through the looks; metric 0 is runs. */
+static unsigned
+judge_looks(const struct sweep_params *sp, struct hist *h, size_t k,
+    struct sweep_metric_out *out)
+{
+	static struct hist quiet[19];
+	struct sweep_metric_in in[20];
+	double lv[7] = { 100, 100, 100, 100, 100, 100, 100 };
+	unsigned n = sp->first, more, m;
+
+	for (m = 0; m < 19; m++)
+		hist_make(&quiet[m], lv, k, h->tags[0].n, 100, 15, m + 1);
+	for (;;) {
+		hist_in(h, k, n, &in[0]);
+		for (m = 0; m < 19; m++)
+			hist_in(&quiet[m], k, n, &in[m + 1]);
+		if ((more = sweep_stats_judge(sp, in, 20, out)) == 0)
+			return n;
+		n += more;
+	}
+}
+
+/*
+ * One wild run among the five of the first tag compared (against a first
+ * baseline of 15 runs) does not hide a change of three noise units: it
+ * neither widens the pooled scale nor moves the tag's level.
+ */
+Test(sweep_stats, wild_run_does_not_hide_a_change)
+{
+	struct hist h;
+	struct sweep_metric_out out[20];
+	struct sweep_params sp;
+	double lv[1] = { 100 }, sd = 0.8;	/* of fill's pattern */
+	size_t w;
+
+	sweep_params_default(&sp);
+	for (w = 0; w < 5; w++) {
+		hist_make(&h, lv, 1, 15, 100 + 3 * sd, 15, 0);
+		h.runs[1][w] -= 30 * sd;
+		judge_looks(&sp, &h, 1, out);
+		cr_assert_eq(out[0].verdict, SWEEP_CHANGED,
+		    "wild run %zu: verdict %d effect %g p_adj %g", w,
+		    out[0].verdict, out[0].effect, out[0].p_adj);
+		cr_assert_gt(out[0].effect, 2.5, "wild run %zu: %g", w,
+		    out[0].effect);
+		cr_assert_lt(out[0].scale, 1.25 * sd, "wild run %zu: %g", w,
+		    out[0].scale);
+		cr_assert_eq(out[0].at, 1);
+		cr_assert_eq(out[0].late, 0);
+	}
+}
+
+/*
+ * A change too small to call at its own tag is found at the next tags,
+ * whose runs are pooled with its own, and the change point (the first tag
+ * after it) is the tag where it happened, not the one that revealed it.
+ */
+Test(sweep_stats, missed_change_found_late_with_its_range)
+{
+	struct hist h;
+	struct sweep_metric_out out[20];
+	struct sweep_params sp;
+	double lv[7] = { 100, 100, 100, 100, 100, 101.5, 101.5 };
+
+	sweep_params_default(&sp);
+	sp.own = sp.first;	/* no more runs at its own tag */
+	hist_make(&h, lv, 5, 5, 101.5, 15, 0);
+	judge_looks(&sp, &h, 5, out);
+	cr_assert_neq(out[0].verdict, SWEEP_CHANGED, "p_adj %g", out[0].p_adj);
+	/* The next tag: the window is tags 0..6, the change at tag 5. */
+	hist_make(&h, lv, 6, 5, 101.5, 15, 0);
+	judge_looks(&sp, &h, 6, out);
+	if (out[0].verdict != SWEEP_CHANGED) {
+		hist_make(&h, lv, 7, 5, 101.5, 15, 0);
+		judge_looks(&sp, &h, 7, out);
+		cr_assert_eq(out[0].late, 2);
+	} else
+		cr_assert_eq(out[0].late, 1);
+	cr_assert_eq(out[0].verdict, SWEEP_CHANGED, "p_adj %g",
+	    out[0].p_adj);
+	cr_assert_eq(out[0].at, 5, "at %zu", out[0].at);
+	NEAR(out[0].loc_before, 100, 0.3);
+	NEAR(out[0].loc_after, 101.5, 0.3);
+}
+
+/*
+ * A tag halfway between the levels leaves the change point between two
+ * splits: that tag is asked for more runs (up to the cap), and once it has
+ * them, or the cap, no more.
+ */
+Test(sweep_stats, ambiguous_change_point_revisits_the_tag_between)
+{
+	struct hist h;
+	struct sweep_metric_in in;
+	struct sweep_metric_out out;
+	struct sweep_params sp;
+	double lv[7] = { 100, 100, 100, 100, 100, 101.6, 103.2 };
+
+	sweep_params_default(&sp);
+	hist_make(&h, lv, 7, 5, 103.2, 15, 0);
+	hist_in(&h, 7, 5, &in);
+	cr_assert_eq(sweep_stats_judge(&sp, &in, 1, &out), 0);
+	cr_assert_eq(out.verdict, SWEEP_CHANGED, "p_adj %g", out.p_adj);
+	cr_assert(out.at == 5 || out.at == 6, "at %zu", out.at);
+	cr_assert_eq(out.revisit, 5, "revisit %zu", out.revisit);
+	cr_assert_eq(sweep_stats_revisit(&out, 1), 0);
+	/* At the cap there is nothing left to ask. */
+	h.tags[5].n = sp.cap;
+	fill(h.runs[5], 15, 101.6, 5);
+	sweep_stats_judge(&sp, &in, 1, &out);
+	cr_assert_eq(out.revisit, SWEEP_NONE, "revisit %zu", out.revisit);
 }
