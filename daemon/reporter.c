@@ -10,6 +10,7 @@
 #include "common/log.h"
 #include "daemon/reporter.h"
 #include "daemon/verify.h"
+#include "repo/mirror.h"
 #include "store/store.h"
 
 /* Everything the input points to, so one release frees it. */
@@ -353,7 +354,8 @@ reporter_gather(struct store *st, const struct config *cfg,
 	    m->kind == CONFIG_METRIC_PASS_FAIL ? REPORT_PASS_FAIL :
 	    m->direction == CONFIG_HIGHER_IS_BETTER ?
 	    REPORT_HIGHER_IS_BETTER : REPORT_LOWER_IS_BETTER;
-	in->repo_url = cfg->repo.url;
+	in->repo_url = cfg->repo.url != NULL ? rd_keep(rd,
+	    mirror_url_shown(cfg->repo.url)) : NULL;
 	if (in->kind == REPORT_CULPRIT && b->rec.culprit != NULL)
 		rd_culprit(rd, repo, b->rec.culprit);
 	if (in->kind == REPORT_INCONCLUSIVE)
