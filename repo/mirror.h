@@ -98,7 +98,8 @@ char	*mirror_url_shown(const char *url);
 /*
  * Removes url's user-info from msg (edited in place; it never grows):
  * "u:pw@" wherever it appears, then the password alone, as written and
- * percent-decoded, as "***".
+ * percent-decoded (as "***" when longer than three bytes), until none of
+ * the three is left.
  */
 void	 mirror_url_scrub(char *msg, const char *url);
 /*

@@ -53,20 +53,27 @@ mirror_url_shown(const char *url)
 	return s;
 }
 
-/* Removes every copy of the n bytes at what from s, in place. */
-static void
-mirror_cut(char *s, const char *what, size_t n, const char *with)
+/*
+ * Replaces every copy of what in s by with, in place, searching again
+ * from the start after each: a removal can join a new copy together.
+ * with is shorter than what, so s shrinks and the loop ends.  Returns
+ * whether anything was replaced.
+ */
+static int
+mirror_cut(char *s, const char *what, const char *with)
 {
-	size_t wn = strlen(with);
-	char *p = s;
+	size_t n = strlen(what), wn = strlen(with);
+	char *p;
+	int cut = 0;
 
-	if (n == 0 || wn > n)
-		return;
-	while ((p = strstr(p, what)) != NULL) {
+	if (n == 0 || wn >= n)
+		return 0;
+	while ((p = strstr(s, what)) != NULL) {
 		memcpy(p, with, wn);
 		memmove(p + wn, p + n, strlen(p + n) + 1);
-		p += wn;
+		cut = 1;
 	}
+	return cut;
 }
 
 /* A %XX of a url as its byte; 0 when s holds none. */
@@ -83,36 +90,52 @@ mirror_hex(const char *s)
 	return (int)((a - digits) * 16 + (b - digits));
 }
 
+/* The password as a url writes it percent-decoded (caller frees). */
+static char *
+mirror_decode(const char *pw)
+{
+	char *dec = xstrdup(pw);
+	size_t i, k;
+	int c;
+
+	for (i = 0, k = 0; pw[i] != '\0'; k++)
+		if ((c = mirror_hex(pw + i)) != 0) {
+			dec[k] = (char)c;
+			i += 3;
+		} else
+			dec[k] = pw[i++];
+	dec[k] = '\0';
+	return dec;
+}
+
 void
 mirror_url_scrub(char *msg, const char *url)
 {
-	const char *start, *pw;
-	size_t n = mirror_userinfo(url, &start), i, k;
-	char *raw, *dec;
-	int c;
+	const char *start, *pw = "";
+	size_t n = mirror_userinfo(url, &start);
+	char *info, *raw, *dec;
+	int again;
 
 	if (n == 0)
 		return;
-	/* "user:pw@" goes, so a url in msg reads as mirror_url_shown's. */
-	raw = xstrndup(start, n);
-	mirror_cut(msg, raw, n, "");
-	/* The rest: the password alone, as written and decoded. */
-	raw[n - 1] = '\0';
-	if ((pw = strchr(raw, ':')) != NULL && pw[1] != '\0') {
-		pw++;
-		mirror_cut(msg, pw, strlen(pw), "***");
-		dec = xstrdup(pw);
-		for (i = 0, k = 0; pw[i] != '\0'; k++)
-			if ((c = mirror_hex(pw + i)) != 0) {
-				dec[k] = (char)c;
-				i += 3;
-			} else
-				dec[k] = pw[i++];
-		dec[k] = '\0';
-		mirror_cut(msg, dec, strlen(dec), "***");
-		free(dec);
-	}
+	info = xstrndup(start, n);		/* "user:pw@" */
+	raw = xstrndup(start, n - 1);		/* "user:pw" */
+	if (strchr(raw, ':') != NULL)
+		pw = strchr(raw, ':') + 1;
+	dec = mirror_decode(pw);
+	/*
+	 * "user:pw@" goes, so a url in msg reads as mirror_url_shown's;
+	 * then the password alone, as written and decoded: "***" stands for
+	 * a long one, a short one just goes.
+	 */
+	do {
+		again = mirror_cut(msg, info, "");
+		again |= mirror_cut(msg, pw, strlen(pw) > 3 ? "***" : "");
+		again |= mirror_cut(msg, dec, strlen(dec) > 3 ? "***" : "");
+	} while (again);
+	free(dec);
 	free(raw);
+	free(info);
 }
 
 char *
