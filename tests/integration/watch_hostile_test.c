@@ -322,3 +322,70 @@ Test(watch_hostile, refs_that_are_not_utf8_or_hold_bidi_controls_show_safely)
 	free(out);
 	free(err);
 }
+
+/* A sweep needs a benchmark and a group that builds and tests. */
+#define SWEEP_SECTIONS \
+	"[host a]\naddress = 127.0.0.1\nport = 1\nuser = u\n" \
+	"identity = id\nknown_hosts = kh\n" \
+	"[benchmark b]\nrun = ./run\nmetrics = tput:higher\n" \
+	"[sweep s]\nbenchmark = b\ngroup = default\ntag_pattern = next-*\n"
+
+/* Whether `sweep s` has a row for ref. */
+static int
+sweep_has(const json_t *r, const char *ref)
+{
+	const json_t *v;
+	size_t i;
+
+	json_array_foreach(json_object_get(r, "refs"), i, v)
+		if (strcmp(json_string_value(json_object_get(v, "ref")) ?: "",
+		    ref) == 0)
+			return 1;
+	return 0;
+}
+
+Test(watch_hostile, a_sweep_shows_a_tag_whose_name_is_not_utf8)
+{
+	const char *args[] = { "sweep", "s", NULL };
+	char *url, *keys, *srv, *base, *out, *err;
+	json_t *r = NULL;
+	int i, status, found = 0;
+
+	wt_setup("hostile-sweep");
+	base = wt_up("tag", "next-0", NULL, NULL);
+	url = wt_url(NULL);
+	xasprintf(&keys, "url = %s\nwatch_refs = refs/tags/next-*\n"
+	    SWEEP_SECTIONS, url);
+	free(url);
+	wt_start(keys);
+	free(keys);
+	json_decref(wt_wait_ref("refs/tags/next-0", base));
+	free(base);
+	xasprintf(&srv, "%s/srv/next.git", wt.dir);
+	cr_assert_eq(wt_git("-C", srv, "update-ref", "refs/tags/next-1-caf\xe9",
+	    "master"), 0);
+	free(srv);
+	r = wt_req("{\"cmd\":\"fetch\",\"wait\":true}");
+	cr_assert(json_is_true(json_object_get(r, "ok")), "%s",
+	    json_dumps(r, 0));
+	json_decref(r);
+	for (i = 0; i < 300 && !found; i++) {
+		r = wt_req("{\"cmd\":\"sweep\",\"name\":\"s\"}");
+		cr_assert(json_is_true(json_object_get(r, "ok")), "%s",
+		    json_dumps(r, 0));
+		found = sweep_has(r, "refs/tags/next-1-caf\\xe9");
+		if (!found) {
+			json_decref(r);
+			r = NULL;
+			usleep(100 * 1000);
+		}
+	}
+	cr_assert(found, "sweep s has no row for the tag");
+	json_decref(r);
+	out = fakesrv_ctl(wt.td.sock, args, 0, &status, &err);
+	cr_assert_not_null(out);
+	cr_assert_eq(status, 0, "bisectctl sweep s: %s", err);
+	cr_assert_not_null(strstr(out, "next-1-caf\\xe9"), "%s", out);
+	free(out);
+	free(err);
+}
