@@ -70,14 +70,42 @@ bd_utf8_char(const unsigned char *s, size_t left)
 	return forms[f].len;
 }
 
+/*
+ * Invisible characters that reorder or hide text (Trojan Source): the
+ * bidi embeddings, overrides and isolates, the directional marks, the
+ * line and paragraph separators, zero-width and joiner characters, the
+ * byte order mark and the interlinear annotations, by their UTF-8 bytes.
+ */
+static const struct {
+	unsigned char	 b0, b1, lo, hi;	/* b0 b1 [lo..hi] */
+} bd_utf8_format[] = {
+	{ 0xe2, 0x80, 0x8b, 0x8f },	/* U+200B..U+200F */
+	{ 0xe2, 0x80, 0xa8, 0xae },	/* U+2028..U+202E */
+	{ 0xe2, 0x81, 0xa0, 0xa4 },	/* U+2060..U+2064 */
+	{ 0xe2, 0x81, 0xa6, 0xaf },	/* U+2066..U+206F */
+	{ 0xef, 0xbb, 0xbf, 0xbf },	/* U+FEFF */
+	{ 0xef, 0xbf, 0xb9, 0xbb },	/* U+FFF9..U+FFFB */
+};
+
 /* Log lines and bisectctl's output must not carry what drives a terminal. */
 int
 bd_utf8_control(const unsigned char *s, size_t left)
 {
+	size_t i;
+
 	if (s[0] < 0x20 || s[0] == 0x7f)
 		return 1;
 	if (s[0] == 0xc2 && left >= 2 && s[1] >= 0x80 && s[1] <= 0x9f)
 		return 2;
+	if (s[0] == 0xd8 && left >= 2 && s[1] == 0x9c)	/* U+061C */
+		return 2;
+	for (i = 0; left >= 3 && i < sizeof(bd_utf8_format) /
+	    sizeof(bd_utf8_format[0]); i++)
+		if (s[0] == bd_utf8_format[i].b0 &&
+		    s[1] == bd_utf8_format[i].b1 &&
+		    s[2] >= bd_utf8_format[i].lo &&
+		    s[2] <= bd_utf8_format[i].hi)
+			return 3;
 	return 0;
 }
 

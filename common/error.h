@@ -45,8 +45,11 @@ int	bd_utf8_char(const unsigned char *s, size_t left);
 /*
  * The length of the control character at s (left bytes available, left >=
  * 1): 1 for a C0 control or DEL, 2 for a C1 control in UTF-8 (U+0080 to
- * U+009F, bytes c2 80 to c2 9f), 0 for anything else.  Terminals act on
- * these, so text from outside shows none of them to people.
+ * U+009F, bytes c2 80 to c2 9f), 2 or 3 for an invisible format character
+ * that reorders or hides text (U+061C, U+200B to U+200F, U+2028 to
+ * U+202E, U+2060 to U+2064, U+2066 to U+206F, U+FEFF, U+FFF9 to U+FFFB),
+ * 0 for anything else.  Terminals act on these, or show text in another
+ * order than its bytes, so text from outside shows none of them to people.
  */
 int	bd_utf8_control(const unsigned char *s, size_t left);
 /*

@@ -61,7 +61,9 @@ static const struct config_key config_repo_keys[] = {
 	    "Local git clone used to resolve revisions."),
 	KEY(config_repo, url, string, CONFIG_KEY_URL, 0, 0, NULL, LIVE,
 	    "Remote fetched into the clone and named in reports; unset, "
-	    "never fetch."),
+	    "never fetch.  A user-info part (user:token@) is used to fetch "
+	    "and shown nowhere: replies, events, logs and reports carry "
+	    "the url without it."),
 	KEYF(config_repo, fetch_interval, fetch_interval_ms, duration,
 	    CONFIG_KEY_ZERO_OK, "0", LIVE,
 	    "How often to fetch; 0 fetches only when work needs it."),

@@ -13,7 +13,7 @@ struct termout {
 	FILE	*fp;		/* the stream termout_open made */
 	int	 fd;
 	int	 raw;		/* termout_raw is writing: no filter */
-	int	 held;		/* a c2 that ended the last write */
+	int	 held;		/* bytes that ended the last write */
 };
 
 /* stdout and stderr are all bisectctl wraps. */
@@ -37,33 +37,44 @@ termout_write_all(int fd, const char *buf, size_t n)
 	return 0;
 }
 
-/* A byte a terminal acts on cannot reach it; UTF-8 text passes whole. */
+/*
+ * A byte a terminal acts on cannot reach it; UTF-8 text passes whole.  An
+ * incomplete character at the end of src (up to three bytes) is held,
+ * packed into *held as its length and bytes, since the next write may
+ * complete it into a C1 control or a bidi override.
+ */
 size_t
 termout_filter(char *dst, const char *src, size_t n, int *held)
 {
-	const unsigned char *s = (const unsigned char *)src;
-	size_t i = 0, o = 0;
-	int k;
+	unsigned char *s;
+	size_t h = (size_t)*held & 3, i = 0, o = 0, total, k;
+	int len;
 
-	if (*held && n > 0 && s[0] >= 0x80 && s[0] <= 0x9f) {
-		dst[o++] = '?';
-		i = 1;
-	} else if (*held)
-		dst[o++] = (char)0xc2;
+	s = xmalloc(h + n + 1);
+	for (k = 0; k < h; k++)
+		s[k] = (unsigned char)((unsigned)*held >> (2 + 8 * k));
+	memcpy(s + h, src, n);
+	total = h + n;
 	*held = 0;
-	while (i < n) {
-		if (s[i] == 0xc2 && i + 1 == n) {
-			*held = 1;
+	while (i < total) {
+		len = bd_utf8_char(s + i, total - i);
+		if (len < 0 && n > 0) {
+			/* Cut by the end of this write: the next decides. */
+			for (k = 0; i + k < total; k++)
+				*held |= (int)((unsigned)s[i + k] <<
+				    (2 + 8 * k));
+			*held |= (int)k;
 			break;
 		}
-		k = bd_utf8_control(s + i, n - i);
-		if (k == 0 || s[i] == '\n' || s[i] == '\t') {
+		len = bd_utf8_control(s + i, total - i);
+		if (len == 0 || s[i] == '\n' || s[i] == '\t') {
 			dst[o++] = (char)s[i++];
 			continue;
 		}
 		dst[o++] = '?';
-		i += (size_t)k;
+		i += (size_t)len;
 	}
+	free(s);
 	return o;
 }
 
@@ -72,11 +83,11 @@ static ssize_t
 termout_cookie_write(void *cookie, const char *buf, size_t size)
 {
 	struct termout *t = cookie;
-	char out[4096 + 1];
+	char out[4096 + 3];
 	size_t done, n, len;
 
 	if (t->raw) {
-		/* A c2 held back is followed by no C1 control. */
+		/* Bytes held back are followed by no control. */
 		len = termout_filter(out, "", 0, &t->held);
 		if (termout_write_all(t->fd, out, len) < 0 ||
 		    termout_write_all(t->fd, buf, size) < 0)
@@ -92,12 +103,12 @@ termout_cookie_write(void *cookie, const char *buf, size_t size)
 	return (ssize_t)size;
 }
 
-/* On fclose a c2 still held back is written: nothing followed it. */
+/* On fclose bytes still held back are written: nothing followed them. */
 static int
 termout_cookie_close(void *cookie)
 {
 	struct termout *t = cookie;
-	char out[1];
+	char out[4];
 	size_t len, i;
 	int rc;
 

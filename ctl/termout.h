@@ -5,8 +5,10 @@
  * operator's terminal (set its title, clear it, rewrite what it shows).
  *
  * termout_open() puts a filter in front of a stream's descriptor: C0
- * controls other than newline and tab, DEL, and the C1 controls in UTF-8
- * (c2 80 to c2 9f) become '?'; everything else is written unchanged.
+ * controls other than newline and tab, DEL, the C1 controls in UTF-8
+ * (c2 80 to c2 9f) and the invisible characters that reorder or hide
+ * text (U+202E and the other bidi controls: see bd_utf8_control) become
+ * '?'; everything else is written unchanged.
  * bisectctl's main wraps stderr always and stdout unless the command
  * prints JSON, which stays byte for byte as jansson wrote it.
  */
@@ -30,10 +32,10 @@ FILE	*termout_open(FILE *fp);
  */
 void	 termout_raw(FILE *fp, const char *s);
 /*
- * The filter itself: n bytes of src into dst (room for n + 1 bytes), the
- * number written.  A c2 that ends src is held in *held (start with 0)
- * until the next call shows whether a C1 control follows; a final call
- * with n == 0 writes a held byte out.
+ * The filter itself: n bytes of src into dst (room for n + 3 bytes), the
+ * number written.  An incomplete UTF-8 character that ends src is held
+ * in *held (start with 0; nonzero while bytes are held) until the next
+ * call shows what it is; a final call with n == 0 writes held bytes out.
  */
 size_t	 termout_filter(char *dst, const char *src, size_t n, int *held);
 

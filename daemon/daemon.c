@@ -334,9 +334,9 @@ fail:
 }
 
 /*
- * One daemon per database, whatever socket each listens on: an exclusive
- * flock on DATABASE.lock, held until the process exits, with the holder's
- * pid in it for the message the next one prints.
+ * One daemon per database, whatever socket each listens on and whatever
+ * name it gives the file: store_lock flocks the database itself.  The
+ * holder's pid goes to DATABASE.lock, for the message the next one prints.
  */
 static int
 daemon_lock_db(struct daemon *d, const char *db, const char *sock,
@@ -344,31 +344,29 @@ daemon_lock_db(struct daemon *d, const char *db, const char *sock,
 {
 	char *path, pid[32];
 	ssize_t n;
-	int fd, rc = 0;
+	int fd, rc;
 
 	xasprintf(&path, "%s.lock", db);
-	fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0600);
-	if (fd == -1) {
-		rc = bd_error_set(err, -errno, "cannot open %s: %s", path,
-		    strerror(errno));
-		goto out;
-	}
-	if (flock(fd, LOCK_EX | LOCK_NB) == -1) {
-		rc = errno == EWOULDBLOCK ? -EBUSY : -errno;
-		n = pread(fd, pid, sizeof(pid) - 1, 0);
+	if ((rc = store_lock(db, &d->lock_fd, err)) == -EBUSY) {
+		fd = open(path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
+		n = fd >= 0 ? pread(fd, pid, sizeof(pid) - 1, 0) : 0;
 		pid[n > 0 ? n : 0] = '\0';
 		pid[strcspn(pid, "\n")] = '\0';
+		if (fd >= 0)
+			close(fd);
 		bd_error_set(err, rc, "another bisectd (pid %s) is already "
 		    "running on database %s; leaving %s alone",
 		    *pid ? pid : "unknown", db, sock);
-		close(fd);
-		goto out;
 	}
+	if (rc < 0)
+		goto out;
 	snprintf(pid, sizeof(pid), "%ld\n", (long)getpid());
-	if (ftruncate(fd, 0) == -1 ||
-	    pwrite(fd, pid, strlen(pid), 0) != (ssize_t)strlen(pid))
+	fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW | O_CLOEXEC,
+	    0600);
+	if (fd == -1 || write(fd, pid, strlen(pid)) != (ssize_t)strlen(pid))
 		log_warn("cannot write the pid to %s", path);
-	d->lock_fd = fd;
+	if (fd >= 0)
+		close(fd);
 out:
 	free(path);
 	return rc;

@@ -47,7 +47,7 @@ struct daemon {
 	int		 ctl_ready;	/* control socket handed to the loop */
 	int		 stopping;
 	int		 git_ready;	/* libgit2 initialised */
-	int		 lock_fd;	/* flock on DATABASE.lock; -1: none */
+	int		 lock_fd;	/* store_lock on the database; -1: none */
 };
 
 /*

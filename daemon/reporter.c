@@ -10,6 +10,7 @@
 #include "common/log.h"
 #include "daemon/reporter.h"
 #include "daemon/verify.h"
+#include "repo/mirror.h"
 #include "store/store.h"
 
 /* Everything the input points to, so one release frees it. */
@@ -271,11 +272,13 @@ rd_branch(struct reporter_data *rd, const struct config *cfg,
 {
 	static const char *const prefixes[] = { "refs/tags/", "refs/heads/",
 	    "refs/remotes/", "refs/" };
-	const char *where = cfg->repo.url ? cfg->repo.url : cfg->repo.path;
-	const char *base;
+	const char *where, *base;
 	size_t i, len;
 	char *s;
 
+	/* Never the url's user-info, whatever shape the url has. */
+	where = cfg->repo.url ? rd_keep(rd, mirror_url_shown(cfg->repo.url)) :
+	    cfg->repo.path;
 	if (where == NULL || ref == NULL)
 		return NULL;
 	len = strlen(where);
@@ -354,7 +357,8 @@ reporter_gather(struct store *st, const struct config *cfg,
 	    m->kind == CONFIG_METRIC_PASS_FAIL ? REPORT_PASS_FAIL :
 	    m->direction == CONFIG_HIGHER_IS_BETTER ?
 	    REPORT_HIGHER_IS_BETTER : REPORT_LOWER_IS_BETTER;
-	in->repo_url = cfg->repo.url;
+	in->repo_url = cfg->repo.url != NULL ? rd_keep(rd,
+	    mirror_url_shown(cfg->repo.url)) : NULL;
 	in->run_aggregate = name_of(agg_names, (int)b->agg);
 	if (in->kind == REPORT_CULPRIT && b->rec.culprit != NULL)
 		rd_culprit(rd, repo, b->rec.culprit);

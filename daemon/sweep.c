@@ -17,6 +17,7 @@
 #include "daemon/sweep.h"
 #include "daemon/sweep_int.h"
 #include "daemon/sweep_judge.h"
+#include "repo/mirror.h"
 #include "store/store.h"
 
 #define TAG_PREFIX	"refs/tags/"
@@ -231,8 +232,8 @@ sweeper_view_row(void *arg, const struct store_sweep_ref *r)
 	json_t *o, *res;
 
 	res = r->result != NULL ? json_loads(r->result, 0, &jerr) : NULL;
-	o = json_pack("{s:I, s:s, s:s, s:s, s:i, s:o, s:o, s:I}",
-	    "id", (json_int_t)r->id, "ref", r->ref, "commit", r->commit,
+	o = json_pack("{s:I, s:o, s:s, s:s, s:i, s:o, s:o, s:I}",
+	    "id", (json_int_t)r->id, "ref", mirror_ref_json(r->ref), "commit", r->commit,
 	    "state", sweeper_row_state(r), "runs",
 	    (int)r->runs, "result", res != NULL ? res : json_null(),
 	    "bisection", r->bisection ? json_integer(r->bisection) :

@@ -28,6 +28,19 @@ watcher_cfg(struct watcher *w)
 	return w->env.config(w->env.config_arg);
 }
 
+/* Worker thread: a ref the fetch left out, logged when the fetch ends. */
+static void
+watcher_skip(void *arg, const char *ref, const char *why)
+{
+	struct watcher_job *j = arg;
+	char *shown = mirror_ref_shown(ref);
+
+	j->skipped = xreallocarray(j->skipped, j->nskipped + 1,
+	    sizeof(*j->skipped));
+	xasprintf(&j->skipped[j->nskipped++], "%s (%s)", shown, why);
+	free(shown);
+}
+
 /* Copies what the worker needs, so a reload meanwhile changes nothing. */
 static struct watcher_job *
 watcher_job_new(struct watcher *w, const struct config_repo *rc)
@@ -42,7 +55,9 @@ watcher_job_new(struct watcher *w, const struct config_repo *rc)
 	    NULL;
 	j->opts.cancel = &j->cancel;
 	j->opts.progress = watcher_progress;
-	j->opts.arg = w;
+	j->opts.skip = watcher_skip;
+	j->opts.arg = j;
+	j->shown = mirror_url_shown(rc->url);
 	watcher_globs(rc->watch_refs, &j->globs, &j->nglobs);
 	j->work.data = j;
 	return j;
@@ -57,6 +72,10 @@ watcher_job_free(struct watcher_job *j)
 	free((char *)j->opts.path);
 	free((char *)j->opts.identity);
 	free((char *)j->opts.known_hosts);
+	free(j->shown);
+	for (i = 0; i < j->nskipped; i++)
+		free(j->skipped[i]);
+	free(j->skipped);
 	for (i = 0; i < j->nglobs; i++)
 		free(j->globs[i]);
 	free(j->globs);
@@ -71,7 +90,7 @@ watcher_job_free(struct watcher_job *j)
 void
 watcher_progress(void *arg, const struct mirror_progress *p)
 {
-	struct watcher *w = arg;
+	struct watcher *w = ((struct watcher_job *)arg)->w;
 
 	pthread_mutex_lock(&w->lock);
 	w->progress = *p;
@@ -164,7 +183,7 @@ watcher_done(uv_work_t *work, int status)
 		    daemon_now_ms(), &j->err);
 	if (j->rc == -ECANCELED && j->timed_out)
 		j->rc = bd_error_set(&j->err, -ETIMEDOUT, "fetch from %s "
-		    "cancelled after fetch_timeout (%llu ms)", j->opts.url,
+		    "cancelled after fetch_timeout (%llu ms)", j->shown,
 		    (unsigned long long)j->timeout_ms);
 	watcher_record(w, j);
 	w->job = NULL;
@@ -188,9 +207,9 @@ watcher_tick(uv_timer_t *t)
 	if (j->timeout_ms > 0 && !j->cancel &&
 	    uv_now(w->env.loop) - j->started_loop_ms >= j->timeout_ms) {
 		log_warnx("fetch from %s: fetch_timeout reached, cancelling",
-		    j->opts.url);
+		    j->shown);
 		j->timed_out = 1;
-		__atomic_store_n(&j->cancel, 1, __ATOMIC_SEQ_CST);
+		mirror_cancel(&j->cancel);
 		watcher_clone_cancel(j);
 	}
 	watcher_emit_progress(w);
@@ -237,7 +256,7 @@ watcher_start(struct watcher *w, struct bd_error *err)
 	}
 	w->job = j;
 	w->next_ms = 0;
-	log_info("fetching %s into %s", j->opts.url, j->opts.path);
+	log_info("fetching %s into %s", j->shown, j->opts.path);
 	uv_timer_start(&w->tick, watcher_tick, WATCHER_TICK_MS,
 	    WATCHER_TICK_MS);
 	watcher_emit_progress(w);
@@ -286,7 +305,7 @@ watcher_stop(struct watcher *w)
 	w->stopping = 1;
 	w->next_ms = 0;
 	if (w->job != NULL) {
-		__atomic_store_n(&w->job->cancel, 1, __ATOMIC_SEQ_CST);
+		mirror_cancel(&w->job->cancel);
 		watcher_clone_cancel(w->job);
 	}
 	uv_close((uv_handle_t *)&w->timer, NULL);
@@ -307,6 +326,9 @@ watcher_free(struct watcher *w)
 	free(w->matches);
 	free(w->listeners);
 	free(w->last_url);
+	for (i = 0; i < w->nskipped; i++)
+		free(w->skipped[i]);
+	free(w->skipped);
 	pthread_mutex_destroy(&w->lock);
 	free(w);
 }

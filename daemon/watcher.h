@@ -53,7 +53,7 @@ typedef void watcher_done_fn(void *arg, int rc, const char *msg);
 /* Starts watching when [repo] url is set; else only answers state. */
 int	watcher_new(const struct watcher_env *env, struct watcher **wp,
 	    struct bd_error *err);
-/* Cancels a running fetch (through libgit2's progress callback); closes. */
+/* Cancels a running fetch (mirror_cancel: its sockets are shut); closes. */
 void	watcher_stop(struct watcher *w);
 /* Frees after the loop has ended; NULL is ignored. */
 void	watcher_free(struct watcher *w);

@@ -11,7 +11,9 @@
  * fetch that follows then computes the ref events.  The temporary name
  * carries the daemon's pid: a clone an earlier, killed daemon left (its
  * git child may still run) is removed, never shared.  ssh:// urls are
- * cloned with libgit2, whose host key check follows [repo] known_hosts.
+ * cloned with libgit2, whose host key check follows [repo] known_hosts,
+ * and so are urls with user-info: a token on git's command line would be
+ * there for every local user to read.
  */
 #include <sys/stat.h>
 
@@ -131,7 +133,7 @@ watcher_clone_end(struct watcher_clone *c)
 	j->clone = NULL;
 	if (c->status == 0 && c->signal == 0 && !j->cancel &&
 	    rename(c->tmp, j->opts.path) == 0) {
-		log_info("cloned %s into %s with git", j->opts.url,
+		log_info("cloned %s into %s with git", j->shown,
 		    j->opts.path);
 		if ((rc = uv_queue_work(j->w->env.loop, &j->work,
 		    watcher_work, watcher_done)) < 0) {
@@ -142,11 +144,13 @@ watcher_clone_end(struct watcher_clone *c)
 	} else {
 		if (j->cancel)
 			j->rc = bd_error_set(&j->err, -ECANCELED, "clone of %s "
-			    "cancelled", j->opts.url);
-		else
+			    "cancelled", j->shown);
+		else {
 			j->rc = bd_error_set(&j->err, -EIO, "git clone "
-			    "--mirror %s: %s", j->opts.url, c->last[0] ?
+			    "--mirror %s: %s", j->shown, c->last[0] ?
 			    c->last : "failed");
+			mirror_url_scrub(j->err.msg, j->opts.url);
+		}
 		(void)nftw(c->tmp, watcher_clone_rm, 16, FTW_DEPTH | FTW_PHYS);
 		watcher_done(&j->work, 0);
 	}
@@ -206,6 +210,7 @@ watcher_clone_wanted(const struct watcher_job *j)
 	struct stat sb;
 
 	return strncmp(j->opts.url, "ssh://", 6) != 0 &&
+	    strcmp(j->opts.url, j->shown) == 0 &&
 	    stat(j->opts.path, &sb) != 0;
 }
 
@@ -247,7 +252,7 @@ watcher_clone_start(struct watcher_job *j, struct bd_error *err)
 	uv_read_start((uv_stream_t *)&c->err, watcher_clone_alloc,
 	    watcher_clone_read);
 	j->clone = c;
-	log_info("cloning %s into %s with git clone --mirror", j->opts.url,
+	log_info("cloning %s into %s with git clone --mirror", j->shown,
 	    j->opts.path);
 	return 0;
 }

@@ -40,6 +40,9 @@ struct watcher_job {
 	size_t			 nev;
 	volatile int		 cancel;
 	struct watcher_clone	*clone;		/* the git child, or NULL */
+	char			*shown;		/* opts.url without user-info */
+	char			**skipped;	/* refs the fetch left out */
+	size_t			 nskipped;
 	int			 timed_out;
 	uint64_t		 timeout_ms;
 	uint64_t		 started_loop_ms;
@@ -63,7 +66,9 @@ struct watcher {
 	int64_t			 finished_ms;	/* of the last; 0: none yet */
 	int			 last_rc;
 	char			 last_error[BD_ERROR_MAX];
-	char			*last_url;
+	char			*last_url;	/* without user-info */
+	char			**skipped;	/* by the last fetch, shown */
+	size_t			 nskipped;
 	int64_t			 last_ok_ms;
 	size_t			 last_events;
 	unsigned		 failures;	/* in a row */
@@ -78,7 +83,10 @@ struct watcher_clone;
 
 void	watcher_work(uv_work_t *work);
 void	watcher_done(uv_work_t *work, int status);
-/* Whether the first clone is git's: no mirror yet, not ssh:// (clone.c). */
+/*
+ * Whether the first clone is git's: no mirror yet, not ssh://, no
+ * user-info in the url (clone.c).
+ */
 int	watcher_clone_wanted(const struct watcher_job *j);
 /* Spawns git clone --mirror; the job goes on when it exits. */
 int	watcher_clone_start(struct watcher_job *j, struct bd_error *err);

@@ -12,6 +12,7 @@
 #include "config/config.h"
 #include "daemon/daemon.h"
 #include "daemon/watcher_int.h"
+#include "repo/mirror.h"
 
 static const char *const watcher_change_names[] = {
 	[REF_APPEARED] = "appeared",
@@ -135,15 +136,25 @@ watcher_record(struct watcher *w, struct watcher_job *j)
 	w->finished_ms = daemon_now_ms();
 	w->last_rc = j->rc;
 	free(w->last_url);
-	w->last_url = xstrdup(j->opts.url);
+	w->last_url = xstrdup(j->shown);
+	for (i = 0; i < j->nskipped; i++)
+		log_warnx("fetch from %s: ref left out: %s", j->shown,
+		    j->skipped[i]);
 	if (j->rc < 0) {
 		w->failures++;
 		snprintf(w->last_error, sizeof(w->last_error), "%s",
 		    j->err.msg);
 		log_warnx("fetch from %s failed (%u in a row): %s",
-		    j->opts.url, w->failures, j->err.msg);
+		    j->shown, w->failures, j->err.msg);
 		return;
 	}
+	for (i = 0; i < w->nskipped; i++)
+		free(w->skipped[i]);
+	free(w->skipped);
+	w->skipped = j->skipped;
+	w->nskipped = j->nskipped;
+	j->skipped = NULL;
+	j->nskipped = 0;
 	w->failures = 0;
 	w->last_error[0] = '\0';
 	w->last_ok_ms = w->finished_ms;
@@ -161,8 +172,8 @@ watcher_record(struct watcher *w, struct watcher_job *j)
 	for (i = 0; i < w->nglobs; i++)
 		if (w->matches[i] == 0)
 			log_warnx("watch_refs: %s matches no ref of %s",
-			    w->globs[i], j->opts.url);
-	log_info("fetched %s: %zu ref change(s)", j->opts.url, j->nev);
+			    w->globs[i], j->shown);
+	log_info("fetched %s: %zu ref change(s)", j->shown, j->nev);
 }
 
 /* The repo/refs.h view of a stored event. */
@@ -181,8 +192,8 @@ watcher_to_ref_event(const struct store_ref_event *s, struct ref_event *e)
 static json_t *
 watcher_event_json(const struct store_ref_event *e)
 {
-	return json_pack("{s:I,s:s,s:s,s:s?,s:s?,s:I}", "seq",
-	    (json_int_t)e->seq, "ref", e->ref, "change",
+	return json_pack("{s:I,s:o,s:s,s:s?,s:s?,s:I}", "seq",
+	    (json_int_t)e->seq, "ref", mirror_ref_json(e->ref), "change",
 	    watcher_change_names[e->change], "old", e->old_id, "new",
 	    e->new_id, "seen_ms", (json_int_t)e->seen_ms);
 }
@@ -298,8 +309,8 @@ watcher_events(struct watcher *w, int64_t seq)
 static int
 watcher_ref_json(void *arg, const struct store_ref *r)
 {
-	json_array_append_new(arg, json_pack("{s:s,s:s}", "ref", r->ref,
-	    "id", r->id));
+	json_array_append_new(arg, json_pack("{s:o,s:s}", "ref",
+	    mirror_ref_json(r->ref), "id", r->id));
 	return 0;
 }
 
@@ -307,7 +318,7 @@ json_t *
 watcher_state(struct watcher *w)
 {
 	const struct config *cfg = w->env.config(w->env.config_arg);
-	json_t *o, *cj, *refs = json_array(), *globs = json_array();
+	json_t *o, *cj, *refs = json_array(), *globs = json_array(), *skipped;
 	struct bd_error err;
 	int64_t last = 0;
 	size_t i;
@@ -339,6 +350,10 @@ watcher_state(struct watcher *w)
 		json_array_append_new(globs, json_pack("{s:s,s:I}", "glob",
 		    w->globs[i], "matches", (json_int_t)w->matches[i]));
 	json_object_set_new(o, "watch_refs", globs);
+	skipped = json_array();
+	for (i = 0; i < w->nskipped; i++)
+		json_array_append_new(skipped, json_string(w->skipped[i]));
+	json_object_set_new(o, "skipped_refs", skipped);
 	if (store_ref_list(w->env.store, watcher_ref_json, refs, &err) < 0)
 		json_array_clear(refs);
 	json_object_set_new(o, "refs", refs);

@@ -6,6 +6,7 @@
 #include <errno.h>
 #include <fnmatch.h>
 #include <ftw.h>
+#include <glob.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -93,6 +94,32 @@ mirror_unlock(const char *path)
 	free(p);
 }
 
+/*
+ * Removes the temporary packs a killed fetch left: libgit2's indexer
+ * writes objects/pack/pack_git2_*, git's tmp_pack_* and tmp_idx_*; none
+ * is ever renamed once its writer is gone, and one can hold gigabytes.
+ */
+static void
+mirror_unpack(const char *path)
+{
+	static const char *const pats[] = {
+		"pack_git2_*", "tmp_pack_*", "tmp_idx_*",
+	};
+	glob_t g;
+	char *pat;
+	size_t i, k;
+
+	for (i = 0; i < sizeof(pats) / sizeof(pats[0]); i++) {
+		xasprintf(&pat, "%s/objects/pack/%s", path, pats[i]);
+		if (glob(pat, GLOB_NOSORT, NULL, &g) == 0) {
+			for (k = 0; k < g.gl_pathc; k++)
+				(void)unlink(g.gl_pathv[k]);
+			globfree(&g);
+		}
+		free(pat);
+	}
+}
+
 /* Opens the mirror, creating a bare repository when path does not exist. */
 static int
 mirror_open(git_repository **rp, const char *path, struct bd_error *err)
@@ -106,33 +133,149 @@ mirror_open(git_repository **rp, const char *path, struct bd_error *err)
 		return 0;
 	}
 	mirror_unlock(path);
+	mirror_unpack(path);
 	if (git_repository_open(rp, path) < 0)
 		return bd_error_set(err, -EIO, "cannot open mirror %s: %s",
 		    path, mirror_git_msg());
 	return 0;
 }
 
+/* Orders names, for the search of the upstream's refs. */
+static int
+mirror_name_cmp(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+/* The refs a fetch takes: the upstream's heads and tags libgit2 can store. */
+struct mirror_want {
+	char	**names;	/* borrowed from git_remote_ls, sorted */
+	size_t	  n;
+	size_t	  skipped;
+};
+
+/* Sorts the upstream's heads and tags out; the skip callback hears why. */
+static int
+mirror_list(git_remote *remote, const struct mirror_fetch_opts *o,
+    struct mirror_want *w)
+{
+	const git_remote_head **heads;
+	struct bd_error why;
+	const char *name;
+	size_t n, i, len;
+
+	if (git_remote_ls(&heads, &n, remote) < 0)
+		return -1;
+	w->names = xcalloc(n + 1, sizeof(*w->names));
+	for (i = 0; i < n; i++) {
+		name = heads[i]->name;
+		len = strlen(name);
+		if ((strncmp(name, "refs/heads/", 11) != 0 &&
+		    strncmp(name, "refs/tags/", 10) != 0) ||
+		    (len > 3 && strcmp(name + len - 3, "^{}") == 0))
+			continue;
+		if (mirror_ref_storable(name, &why) < 0) {
+			w->skipped++;
+			if (o->skip != NULL)
+				o->skip(o->arg, name, why.msg);
+			continue;
+		}
+		w->names[w->n++] = (char *)name;
+	}
+	qsort(w->names, w->n, sizeof(*w->names), mirror_name_cmp);
+	return 0;
+}
+
+/*
+ * The heads and tags the upstream no longer has go, as a pruned fetch
+ * would; the keep namespace and anything else is left alone.
+ */
+static int
+mirror_prune(git_repository *repo, const struct mirror_want *w)
+{
+	git_reference_iterator *it = NULL;
+	git_reference *ref;
+	const char *name;
+	int rc = 0;
+
+	if (git_reference_iterator_new(&it, repo) < 0)
+		return -1;
+	while (rc == 0 && git_reference_next(&ref, it) == 0) {
+		name = git_reference_name(ref);
+		if ((strncmp(name, "refs/heads/", 11) == 0 ||
+		    strncmp(name, "refs/tags/", 10) == 0) &&
+		    bsearch(&name, w->names, w->n, sizeof(*w->names),
+		    mirror_name_cmp) == NULL)
+			rc = git_reference_delete(ref);
+		git_reference_free(ref);
+	}
+	git_reference_iterator_free(it);
+	return rc;
+}
+
+/*
+ * Connects, lists the upstream's refs, fetches the storable ones and
+ * prunes.  With nothing skipped the refspecs are the two globs; else one
+ * refspec per ref, since libgit2 1.5 stops the whole fetch at the first
+ * ref it cannot store.
+ */
+static int
+mirror_transfer_refs(git_repository *repo, git_remote *remote,
+    const struct mirror_fetch_opts *o, git_fetch_options *fo)
+{
+	git_strarray specs = { (char **)mirror_refspecs,
+	    sizeof(mirror_refspecs) / sizeof(mirror_refspecs[0]) };
+	struct mirror_want w = { NULL, 0, 0 };
+	size_t i;
+	int rc;
+
+	if ((rc = git_remote_connect(remote, GIT_DIRECTION_FETCH,
+	    &fo->callbacks, NULL, NULL)) < 0 ||
+	    (rc = mirror_list(remote, o, &w)) < 0)
+		goto out;
+	if (w.skipped > 0) {
+		specs.count = w.n;
+		specs.strings = xcalloc(w.n + 1, sizeof(char *));
+		for (i = 0; i < w.n; i++)
+			xasprintf(&specs.strings[i], "+%s:%s", w.names[i],
+			    w.names[i]);
+	}
+	if (w.n > 0 && ((rc = git_remote_download(remote, &specs, fo)) < 0 ||
+	    (rc = git_remote_update_tips(remote, &fo->callbacks, 0,
+	    GIT_REMOTE_DOWNLOAD_TAGS_NONE, "bisectd fetch")) < 0))
+		goto out;
+	rc = mirror_prune(repo, &w);
+out:
+	if (specs.strings != (char **)mirror_refspecs) {
+		for (i = 0; i < specs.count; i++)
+			free(specs.strings[i]);
+		free(specs.strings);
+	}
+	free(w.names);
+	(void)git_remote_disconnect(remote);
+	return rc;
+}
+
 int
 mirror_fetch(const struct mirror_fetch_opts *o, struct bd_error *err)
 {
 	git_fetch_options fo;
-	git_strarray specs = { (char **)mirror_refspecs,
-	    sizeof(mirror_refspecs) / sizeof(mirror_refspecs[0]) };
 	git_repository *repo = NULL;
 	git_remote *remote = NULL;
 	struct mirror_ssh ssh = { .o = o };
+	char *shown = mirror_url_shown(o->url);
 	int rc;
 
+	mirror_net_register();
+	mirror_net_begin(o->cancel);
 	git_fetch_options_init(&fo, GIT_FETCH_OPTIONS_VERSION);
 	if ((rc = mirror_open(&repo, o->path, err)) < 0)
-		return rc;
+		goto out;
 	if (git_remote_create_anonymous(&remote, repo, o->url) < 0) {
-		rc = bd_error_set(err, -EINVAL, "bad url %s: %s", o->url,
+		rc = bd_error_set(err, -EINVAL, "bad url %s: %s", shown,
 		    mirror_git_msg());
 		goto out;
 	}
-	fo.prune = GIT_FETCH_PRUNE;
-	fo.download_tags = GIT_REMOTE_DOWNLOAD_TAGS_NONE;
 	fo.update_fetchhead = 0;
 	fo.callbacks.transfer_progress = mirror_transfer;
 	fo.callbacks.sideband_progress = mirror_sideband;
@@ -140,15 +283,19 @@ mirror_fetch(const struct mirror_fetch_opts *o, struct bd_error *err)
 	fo.callbacks.certificate_check = mirror_ssh_certificate;
 	fo.callbacks.payload = &ssh;
 	ssh.url = o->url;
-	rc = git_remote_fetch(remote, &specs, &fo, "bisectd fetch");
+	rc = mirror_transfer_refs(repo, remote, o, &fo);
 	if (rc == GIT_EUSER || (o->cancel != NULL && *o->cancel))
 		rc = bd_error_set(err, -ECANCELED, "fetch from %s cancelled",
-		    o->url);
+		    shown);
 	else if (rc < 0)
 		rc = bd_error_set(err, ssh.refused ? -EPERM : -EIO,
-		    "fetch from %s: %s", o->url,
+		    "fetch from %s: %s", shown,
 		    ssh.refused ? ssh.why : mirror_git_msg());
 out:
+	if (rc < 0)
+		mirror_url_scrub(err->msg, o->url);
+	mirror_net_begin(NULL);
+	free(shown);
 	git_remote_free(remote);
 	git_repository_free(repo);
 	return rc;

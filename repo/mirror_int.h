@@ -1,6 +1,7 @@
 /*
  * Inside the mirror: the ssh:// credential and host key callbacks
- * (mirror_ssh.c), shared with the fetch in mirror.c.
+ * (mirror_ssh.c) and the socket stream (mirror_net.c), shared with the
+ * fetch in mirror.c.
  */
 #ifndef REPO_MIRROR_INT_H
 #define REPO_MIRROR_INT_H
@@ -23,5 +24,10 @@ int	mirror_ssh_credentials(git_credential **out, const char *url,
 	    const char *user, unsigned int allowed, void *payload);
 int	mirror_ssh_certificate(git_cert *cert, int valid, const char *host,
 	    void *payload);
+
+/* Registers the socket stream with libgit2 (once per process). */
+void	mirror_net_register(void);
+/* The sockets this thread opens from now on belong to the fetch of cancel. */
+void	mirror_net_begin(volatile int *cancel);
 
 #endif

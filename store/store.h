@@ -65,6 +65,16 @@ struct store_migration {
 extern const struct store_migration store_migrations[];
 extern const size_t store_nmigrations;
 
+/*
+ * Claims the database file at path for this process before it is opened:
+ * refuses a symlink or a file with hard links, creates it 0600 when
+ * missing, leaves an existing one at most group-readable (-wal and -shm
+ * too), and takes an exclusive flock on the file itself.  *fdp holds the
+ * lock until the process closes it, which it must do only after
+ * store_close (closing any descriptor of the file drops SQLite's locks).
+ * -EBUSY when another process holds it.
+ */
+int	store_lock(const char *path, int *fdp, struct bd_error *err);
 /* Opens (creating if needed) and migrates the database at path. */
 int	store_open(struct store **sp, const char *path, struct bd_error *err);
 /*

@@ -7,7 +7,7 @@
 #   make fuzz FUZZ_SECONDS=3600 FUZZ_TARGETS='dispatch config'
 FUZZ_CC      ?= clang
 FUZZ_SECONDS ?= 300
-FUZZ_TARGETS ?= config dispatch metrics knownhosts proto lava
+FUZZ_TARGETS ?= config dispatch metrics knownhosts proto lava mirror
 FUZZ_SAN      = -fsanitize=address,undefined -fno-sanitize-recover=undefined \
                 -fno-omit-frame-pointer
 FUZZ_CFLAGS   = $(CSTD) $(WARN) $(INCS) $(PKG_CFLAGS) -O1 -g $(FUZZ_SAN) \

@@ -1,9 +1,11 @@
 /*
  * The mirror under kill -9: the daemon killed while a large pack arrives
  * leaves a mirror that git fsck and libgit2 accept, the next fetch
- * completes, and no ref event is lost or stored twice.
+ * completes and removes the half-written pack, and no ref event is lost
+ * or stored twice.
  */
 #include <criterion/criterion.h>
+#include <glob.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -48,6 +50,26 @@ wait_mid_transfer(int fd)
 	return mid;
 }
 
+/* How many temporary packs (libgit2's or git's) the mirror holds. */
+static size_t
+temp_packs(void)
+{
+	static const char *const pats[] = { "pack_git2_*", "tmp_pack_*" };
+	glob_t g;
+	char *pat;
+	size_t i, n = 0;
+
+	for (i = 0; i < 2; i++) {
+		xasprintf(&pat, "%s/objects/pack/%s", wt.mirror, pats[i]);
+		if (glob(pat, 0, NULL, &g) == 0) {
+			n += g.gl_pathc;
+			globfree(&g);
+		}
+		free(pat);
+	}
+	return n;
+}
+
 Test(watch_kill, kill9_while_a_large_pack_arrives)
 {
 	char *url, *keys, *n1, *big, *reply;
@@ -81,6 +103,7 @@ Test(watch_kill, kill9_while_a_large_pack_arrives)
 	cr_assert_neq(tst_daemon_stop(&wt.td, SIGKILL), -1);
 	close(fd);
 	cr_assert_eq(mid, 1, "the fetch ended before it could be killed (%d)", mid);
+	cr_assert_gt(temp_packs(), 0, "kill -9 left no temporary pack");
 
 	/* git accepts what the kill left; libgit2 reads it at restart. */
 	cr_assert_eq(wt_git("-C", wt.mirror, "fsck", "--no-progress", NULL),
@@ -90,6 +113,8 @@ Test(watch_kill, kill9_while_a_large_pack_arrives)
 	json_decref(wt_wait_ref("refs/tags/next-big", big));
 	cr_assert_eq(wt_git("-C", wt.mirror, "fsck", "--no-progress", NULL),
 	    0);
+	/* The half-written pack of the killed fetch is gone (issue 35). */
+	cr_assert_eq(temp_packs(), 0, "a temporary pack outlived the restart");
 
 	cr_assert_eq(wt_count_events("refs/heads/master", "appeared", NULL),
 	    1);
