@@ -1,5 +1,5 @@
 /*
- * No arithmetic of the engine turns finite inputs into NaN or Inf: values
+ * No arithmetic of the engine or the sweep turns finite inputs into NaN or Inf: values
  * near the bound (1e100), tiny and subnormal ones, negative levels,
  * constants, and mixtures of signs and magnitudes go through a whole
  * bisection, and every output (levels, scale, effect, factor, masses,
@@ -11,8 +11,10 @@
 #include <errno.h>
 #include <math.h>
 #include <stdint.h>
+#include <string.h>
 
 #include "bisect/engine.h"
+#include "bisect/sweep_stats.h"
 #include "common/agg.h"
 #include "tests/support/trng.h"
 #include "tests/support/tst.h"
@@ -140,4 +142,49 @@ Test(engine_finite, values_past_the_bound_are_refused)
 	cr_expect_eq(engine_add_sample(&e, 3, -1e100, &err), 0);
 	engine_release(&e);
 	graph_release(&g);
+}
+
+/*
+ * The sweep's statistics on the same shapes: series of tags whose runs
+ * hold values near the bound, tiny, subnormal, negative, constant and
+ * mixed, with the level stepping at a tag, judged as each tag arrives.
+ * Every number of every verdict stays finite (effect and p included).
+ */
+Test(engine_finite, sweep_outputs_stay_finite)
+{
+	struct sweep_series tags[8];
+	double v[8][10];
+	struct sweep_metric_in in;
+	struct sweep_metric_out out;
+	struct sweep_params p;
+	const struct shape *sh;
+	size_t s, t, k, ntags;
+
+	sweep_params_default(&p);
+	for (s = 0; s < sizeof(shapes) / sizeof(shapes[0]); s++) {
+		sh = &shapes[s];
+		for (t = 0; t < 8; t++) {
+			for (k = 0; k < 10; k++)
+				v[t][k] = sh->unit * ((t >= 5 ? sh->bad :
+				    sh->good) + sh->noise * finite_unit());
+			tags[t] = (struct sweep_series){ v[t], t == 0 ? 10 : 5 };
+		}
+		for (ntags = 2; ntags <= 8; ntags++) {
+			in = (struct sweep_metric_in){ tags, ntags };
+			memset(&out, 0, sizeof(out));
+			sweep_stats_judge(&p, &in, 1, &out);
+			cr_assert(isfinite(out.loc_cur) &&
+			    isfinite(out.loc_prev) &&
+			    isfinite(out.loc_before) &&
+			    isfinite(out.loc_after) && isfinite(out.scale) &&
+			    isfinite(out.rel_prev) && isfinite(out.rel) &&
+			    isfinite(out.effect) && isfinite(out.p) &&
+			    isfinite(out.p_adj), "%s, %zu tags: cur %g prev %g "
+			    "before %g after %g scale %g rel %g/%g effect %g "
+			    "p %g/%g", sh->name, ntags, out.loc_cur,
+			    out.loc_prev, out.loc_before, out.loc_after,
+			    out.scale, out.rel_prev, out.rel, out.effect,
+			    out.p, out.p_adj);
+		}
+	}
 }
