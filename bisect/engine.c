@@ -13,7 +13,7 @@
 #include "common/agg.h"
 #include "common/xmalloc.h"
 
-/* Defaults whose reasons are in docs/statistics.md, section 7. */
+/* Defaults whose reasons are in docs/statistics.md, "Parameters". */
 void
 engine_params_default(struct engine_params *p)
 {
@@ -523,7 +523,7 @@ engine_misfit(const struct engine *e, double y)
  * A value this many scales from both levels ends the normal likelihood
  * (below).  Under normal noise one value in 370 lies so far from its own
  * level; under the simulator's outliers one in 22.  2.5 and 3.5 measured
- * the same as 3 (docs/statistics.md, section 9).
+ * the same as 3 (docs/statistics-history.md).
  */
 #define TAIL_SCALES 3.0
 

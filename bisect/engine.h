@@ -227,7 +227,7 @@ void	engine_params_staged(struct engine_params *p);
 
 /*
  * The posterior mass a verdict needs: 1 - (1 - confidence) * stop_margin,
- * stricter than the confidence reported (docs/statistics.md, section 5).
+ * stricter than the confidence reported (docs/statistics.md, "Stopping").
  */
 double	engine_stop_mass(const struct engine_params *p);
 

@@ -7,7 +7,7 @@
  * the residuals of the samples whose side is known for a linear trend
  * and for a level step, and models the terms it finds, subtracting them
  * from the values before levels and evidence are computed
- * (docs/statistics.md, section 2).
+ * (docs/statistics.md, "Drift of the test machine").
  *
  * Time is the position of a sample in the event sequence, so the model is
  * a function of the stored samples in order, like the rest of the state.

@@ -3,7 +3,7 @@
  * "no change" every value, wherever it was taken, comes from one
  * distribution, so where the bisection chose to sample says nothing and
  * the candidates' values may count.  What must not be done is to judge
- * them by levels fitted to themselves (docs/statistics.md, 3a); here the
+ * them by levels fitted to themselves (docs/statistics-history.md); here the
  * levels are integrated out instead.  For each culprit c the samples fall
  * into two groups (descendants of c and the bad endpoint; the rest and
  * the good endpoint), and the Bayes factor of "two levels, effect

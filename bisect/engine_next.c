@@ -517,7 +517,8 @@ stop_mass(const struct engine *e)
  * before the change is confirmed; below it (first looks of a small
  * change, null ranges) the endpoints come first.  0.75 rather than 1:
  * 1.1-1.9 fewer samples at d = 2 over 1000 simulated bisections a noise
- * model, for 2-3% more on null ranges (docs/statistics.md, 3a).
+ * model, for 2-3% more on null ranges; lower still costs null ranges more
+ * (docs/statistics-history.md).
  */
 #define SHARED_CLEAR_EFFECT 0.75
 
@@ -528,7 +529,7 @@ stop_mass(const struct engine *e)
  * Below it the levels decide the verdict and candidates counted in a level
  * can confirm themselves: counting them at every effect left 1-4% wrong
  * culprits at d = 1 and for flaky pass/fail, and the calibration failed
- * (docs/statistics.md, 3a).
+ * (docs/statistics-history.md).
  */
 #define SHARED_SIDES_EFFECT 1.5
 

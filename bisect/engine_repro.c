@@ -40,8 +40,8 @@ engine_push_probe(struct engine *e, uint32_t c)
  * raw values.  Candidates do not count here, even those whose side the
  * posterior knows: which candidates look like a side depends on the
  * levels, which they move, and in the simulator that self-confirmation
- * took null ranges to p values of 1e-5 within 60 samples (docs/
- * statistics.md, section 9).
+ * took null ranges to p values of 1e-5 within 60 samples
+ * (docs/statistics-history.md).
  */
 static enum repro_result
 run_look(struct engine *e, size_t have)

@@ -228,7 +228,7 @@ winsor_kappa(double c)
  * fitted to nj values has sd s sqrt(1 - 1/nj)).  A side of two values
  * has two residuals of half their gap; unstudentized, a wild run in such
  * a pair sat below the bar and, winsorized twice, held the scale at three
- * times the noise (docs/statistics.md, section 9).
+ * times the noise (docs/statistics.md, "Likelihoods").
  */
 static int
 far_run(double x, double loc, double s, size_t nj)

@@ -58,7 +58,7 @@ struct agg {
  * One line per sample for --trace, after the engine took it: where the
  * bisection looked, what it saw, and what the posterior made of it, and
  * whether the value was one of the outlier model's wild runs.  A long
- * bisection is read off these lines (docs/statistics.md, section 9).
+ * bisection is read off these lines (docs/statistics-history.md).
  */
 static void
 trace_sample(const struct engine *e, const struct sim_world *w, uint32_t c,

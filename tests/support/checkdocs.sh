@@ -1,6 +1,7 @@
 #!/bin/sh
 # Checks that ship beside the C tests: every man page renders without a
-# groff warning, and the systemd unit passes `systemd-analyze verify` (when
+# groff warning, every table of docs/statistics.md names the command that
+# prints it, and the systemd unit passes `systemd-analyze verify` (when
 # systemd-analyze exists on this machine).  Usage: checkdocs.sh BUILD_DIR
 set -u
 build=$1
@@ -13,6 +14,11 @@ for page in docs/*.[0-9]; do
 		echo "ok   man page $page renders without warnings"
 	fi
 done
+if out=$(awk -f tests/support/doctables.awk docs/statistics.md 2>&1); then
+	echo "ok   every table of docs/statistics.md names its command"
+else
+	echo "FAIL docs/statistics.md:"; echo "$out"; fail=1
+fi
 if command -v systemd-analyze >/dev/null 2>&1; then
 	unit="$build/check/bisectd.service"
 	mkdir -p "$build/check"

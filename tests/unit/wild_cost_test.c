@@ -1,6 +1,6 @@
 /*
  * tests/bench/wild-cost.awk, the reader of `sim --trace` that prices the
- * outlier model's wild runs (docs/statistics.md, section 8), on small
+ * outlier model's wild runs (docs/statistics.md, "The simulator"), on small
  * traces written here whose every figure is worked out by hand.  It runs
  * under each awk found (mawk is Debian's default, gawk the common other),
  * since a script that only one of them reads right gives wrong figures
