@@ -3,15 +3,19 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <syslog.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "common/error.h"
 #include "common/log.h"
 
 static int log_foreground = 1;
+static int log_journal;		/* stderr is journald's stream */
 static enum log_level log_threshold = LOG_LEVEL_INFO;
 static const char *log_progname = "bisectd";
+static int log_forced;		/* a fatal line: written at any level */
 
 const struct name_value log_level_words[] = {
 	{ "error", LOG_LEVEL_ERROR },
@@ -28,6 +32,34 @@ static const int log_syslog_prio[] = {
 	[LOG_LEVEL_DEBUG] = LOG_DEBUG,
 };
 
+/* sd-daemon(3) priority prefixes: journald reads "<N>" as the level. */
+static const char log_journal_prio[] = {
+	[LOG_LEVEL_ERROR] = '3',
+	[LOG_LEVEL_WARN] = '4',
+	[LOG_LEVEL_INFO] = '6',
+	[LOG_LEVEL_DEBUG] = '7',
+};
+
+/*
+ * 1 when stderr is the stream systemd connected to the journal:
+ * JOURNAL_STREAM holds its "DEVICE:INODE" (systemd.exec(5)), which a
+ * redirected stderr no longer matches.
+ */
+int
+log_journal_stream(void)
+{
+	const char *v = getenv("JOURNAL_STREAM");
+	unsigned long long dev, ino;
+	struct stat st;
+	char tail;
+
+	if (v == NULL || sscanf(v, "%llu:%llu%c", &dev, &ino, &tail) != 2 ||
+	    fstat(STDERR_FILENO, &st) < 0)
+		return 0;
+	return (unsigned long long)st.st_dev == dev &&
+	    (unsigned long long)st.st_ino == ino;
+}
+
 /* Chooses the destination once, before the daemon detaches from a terminal. */
 void
 log_init(const char *progname, int foreground, enum log_level level)
@@ -35,6 +67,7 @@ log_init(const char *progname, int foreground, enum log_level level)
 	log_progname = progname;
 	log_foreground = foreground;
 	log_threshold = level;
+	log_journal = foreground && log_journal_stream();
 	if (!foreground)
 		openlog(progname, LOG_PID | LOG_NDELAY, LOG_DAEMON);
 }
@@ -114,7 +147,7 @@ log_vwrite(enum log_level level, const char *errstr, const char *fmt,
 	struct tm tm;
 	int saved_errno = errno;
 
-	if (level > log_threshold)
+	if (level > log_threshold && !log_forced)
 		return;
 	vsnprintf(raw, sizeof(raw), fmt, ap);
 	log_escape(msg, sizeof(msg), raw);
@@ -128,14 +161,19 @@ log_vwrite(enum log_level level, const char *errstr, const char *fmt,
 		errno = saved_errno;
 		return;
 	}
-	clock_gettime(CLOCK_REALTIME, &ts);
-	gmtime_r(&ts.tv_sec, &tm);
-	strftime(stamp, sizeof(stamp), "%Y-%m-%dT%H:%M:%SZ", &tm);
+	/* The journal stamps and prioritises lines itself. */
+	if (log_journal)
+		snprintf(stamp, sizeof(stamp), "<%c>", log_journal_prio[level]);
+	else {
+		clock_gettime(CLOCK_REALTIME, &ts);
+		gmtime_r(&ts.tv_sec, &tm);
+		strftime(stamp, sizeof(stamp), "%Y-%m-%dT%H:%M:%SZ ", &tm);
+	}
 	if (errstr != NULL)
-		fprintf(stderr, "%s %s[%s] %s: %s\n", stamp, log_progname,
+		fprintf(stderr, "%s%s[%s] %s: %s\n", stamp, log_progname,
 		    name_of(log_level_words, level), msg, err);
 	else
-		fprintf(stderr, "%s %s[%s] %s\n", stamp, log_progname,
+		fprintf(stderr, "%s%s[%s] %s\n", stamp, log_progname,
 		    name_of(log_level_words, level), msg);
 	fflush(stderr);
 	errno = saved_errno;
@@ -183,12 +221,50 @@ log_debug(const char *fmt, ...)
 }
 
 void
+log_err(const char *fmt, ...)
+{
+	va_list ap;
+	const char *e = strerror(errno);
+
+	va_start(ap, fmt);
+	log_vwrite(LOG_LEVEL_ERROR, e, fmt, ap);
+	va_end(ap);
+}
+
+void
+log_errx(const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	log_vwrite(LOG_LEVEL_ERROR, NULL, fmt, ap);
+	va_end(ap);
+}
+
+/*
+ * Why the daemon cannot go on is always written, whatever log_level says:
+ * an administrator must never find a daemon gone without a word.
+ */
+void
+log_fatalx(const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	log_forced = 1;
+	log_vwrite(LOG_LEVEL_ERROR, NULL, fmt, ap);
+	log_forced = 0;
+	va_end(ap);
+}
+
+void
 fatal(const char *fmt, ...)
 {
 	va_list ap;
 	const char *e = strerror(errno);
 
 	va_start(ap, fmt);
+	log_forced = 1;
 	log_vwrite(LOG_LEVEL_ERROR, e, fmt, ap);
 	va_end(ap);
 	exit(1);
@@ -200,6 +276,7 @@ fatalx(const char *fmt, ...)
 	va_list ap;
 
 	va_start(ap, fmt);
+	log_forced = 1;
 	log_vwrite(LOG_LEVEL_ERROR, NULL, fmt, ap);
 	va_end(ap);
 	exit(1);

@@ -18,7 +18,13 @@ enum log_level {
 	LOG_LEVEL_DEBUG,
 };
 
+/*
+ * In the foreground, when stderr is journald's stream (JOURNAL_STREAM, as
+ * systemd sets it), lines carry sd-daemon "<N>" priorities and no stamp.
+ */
 void	log_init(const char *progname, int foreground, enum log_level level);
+/* 1 when stderr is the journal stream systemd named in JOURNAL_STREAM. */
+int	log_journal_stream(void);
 void	log_set_level(enum log_level level);
 /* The one table of level names ("error", "warn", "info", "debug"). */
 extern const struct name_value log_level_words[];
@@ -27,6 +33,10 @@ extern const struct name_value log_level_words[];
  * log_warn appends strerror(errno); log_warnx does not (OpenBSD style).
  * Every log function leaves errno as it found it.
  */
+void	log_err(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+void	log_errx(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+/* An error the daemon stops on: written at any log_level, then return. */
+void	log_fatalx(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 void	log_warn(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 void	log_warnx(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 void	log_info(const char *fmt, ...) __attribute__((format(printf, 1, 2)));

@@ -93,13 +93,13 @@ main(int argc, char **argv)
 	log_init("bisectd", 1, (enum log_level)cfg.daemon.log_level);
 	bd_error_clear(&err);
 	if (!foreground && (ready = daemon_detach_begin(&err)) < 0) {
-		log_warnx("%s", err.msg);
+		log_fatalx("cannot start: %s", err.msg);
 		config_release(&cfg);
 		return 1;
 	}
 	rc = daemon_init(&d, path, &cfg, &err);
 	if (rc < 0) {
-		log_warnx("cannot start: %s", err.msg);
+		log_fatalx("cannot start: %s", err.msg);
 		daemon_release(&d);
 		return 1;
 	}

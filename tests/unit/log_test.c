@@ -1,3 +1,5 @@
+#include <sys/stat.h>
+
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
@@ -122,4 +124,56 @@ Test(log, a_long_message_keeps_whole_escapes)
 	cr_assert_eq(n, 2047);
 	cr_assert_eq(line[4 * n], '\n');
 	cr_assert_not_null(strstr(text, "aaaa\\xc3\n"));
+}
+
+/*
+ * Under systemd, stderr is the journal's stream (JOURNAL_STREAM names its
+ * device and inode): every line starts with its sd-daemon priority and
+ * carries no stamp of its own, so `journalctl -p warning` finds warnings.
+ * A stderr redirected elsewhere keeps the stamped lines.
+ */
+Test(log, journal_lines_carry_priorities_and_no_stamp)
+{
+	struct stat st;
+	char env[64];
+	size_t n;
+	char *text;
+
+	cr_assert_eq(fstat(STDERR_FILENO, &st), 0);
+	snprintf(env, sizeof(env), "%llu:%llu",
+	    (unsigned long long)st.st_dev, (unsigned long long)st.st_ino);
+	setenv("JOURNAL_STREAM", env, 1);
+	log_init("t", 1, LOG_LEVEL_DEBUG);
+	log_errx("e");
+	log_warnx("w");
+	log_info("i");
+	log_debug("d");
+	text = log_lines(&n);
+	cr_assert_str_eq(text, "<3>t[error] e\n<4>t[warn] w\n<6>t[info] i\n"
+	    "<7>t[debug] d\n");
+	snprintf(env, sizeof(env), "%llu:%llu",
+	    (unsigned long long)st.st_dev, (unsigned long long)st.st_ino + 1);
+	setenv("JOURNAL_STREAM", env, 1);
+	log_init("t", 1, LOG_LEVEL_DEBUG);
+	log_info("x");
+	text = log_lines(&n);
+	cr_assert_eq(n, 5);
+	cr_assert_not_null(strstr(text, "Z t[info] x\n"), "%s", text);
+	unsetenv("JOURNAL_STREAM");
+}
+
+/* At log_level error a warning is quiet, and why the daemon stops is not. */
+Test(log, the_reason_a_daemon_stops_is_written_at_any_level)
+{
+	size_t n;
+	char *text;
+
+	unsetenv("JOURNAL_STREAM");
+	log_init("t", 1, LOG_LEVEL_ERROR);
+	log_warnx("quiet");
+	log_info("quiet");
+	log_fatalx("cannot start: %s", "why");
+	text = log_lines(&n);
+	cr_assert_eq(n, 1, "%s", text);
+	cr_assert_not_null(strstr(text, "t[error] cannot start: why\n"));
 }
