@@ -256,7 +256,7 @@ watcher_start(struct watcher *w, struct bd_error *err)
 	}
 	w->job = j;
 	w->next_ms = 0;
-	log_info("fetching %s into %s", j->shown, j->opts.path);
+	log_debug("fetching %s into %s", j->shown, j->opts.path);
 	uv_timer_start(&w->tick, watcher_tick, WATCHER_TICK_MS,
 	    WATCHER_TICK_MS);
 	watcher_emit_progress(w);

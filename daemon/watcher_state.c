@@ -173,7 +173,11 @@ watcher_record(struct watcher *w, struct watcher_job *j)
 		if (w->matches[i] == 0)
 			log_warnx("watch_refs: %s matches no ref of %s",
 			    w->globs[i], j->shown);
-	log_info("fetched %s: %zu ref change(s)", j->shown, j->nev);
+	/* A fetch every interval that changed nothing is not news. */
+	if (j->nev > 0)
+		log_info("fetched %s: %zu ref change(s)", j->shown, j->nev);
+	else
+		log_debug("fetched %s: no ref changed", j->shown);
 }
 
 /* The repo/refs.h view of a stored event. */

@@ -9,6 +9,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "common/xmalloc.h"
 #include "tests/support/tst.h"
@@ -16,9 +17,31 @@
 
 TestSuite(watch, .fini = wt_fini, .timeout = 300);
 
+/* Until a fetch that changed no ref has ended. */
+static void
+watch_idle_fetch(void)
+{
+	json_t *r, *last;
+	int i;
+
+	for (i = 0; i < 600; i++, usleep(100 * 1000)) {
+		r = wt_req("{\"cmd\":\"repo\"}");
+		last = json_object_get(json_object_get(r, "repo"),
+		    "last_fetch");
+		if (json_is_true(json_object_get(last, "ok")) &&
+		    json_integer_value(json_object_get(last, "changes")) == 0 &&
+		    json_is_integer(json_object_get(last, "finished_ms"))) {
+			json_decref(r);
+			return;
+		}
+		json_decref(r);
+	}
+	cr_assert_fail("no fetch without changes ended in 60 s");
+}
+
 Test(watch, new_and_rewritten_next_tags_are_noticed)
 {
-	char *url, *keys, *n1, *n2, *n2b, *n3, *keep;
+	char *url, *keys, *n1, *n2, *n2b, *n3, *keep, *log, *line, *save;
 	json_t *r;
 
 	wt_setup("watch-next");
@@ -75,6 +98,24 @@ Test(watch, new_and_rewritten_next_tags_are_noticed)
 	cr_assert_eq(wt_count_events("refs/tags/next-1", "disappeared",
 	    NULL), 1);
 	cr_assert_eq(wt_git("-C", wt.mirror, "cat-file", "-e", n1), 0);
+
+	/*
+	 * At log_level info a fetch is logged when it changed refs; the
+	 * fetches every second that changed nothing are debug lines.
+	 */
+	watch_idle_fetch();
+	log = tst_read_file(wt.td.log);
+	cr_assert_not_null(log);
+	cr_expect_not_null(strstr(log, "[info] fetched "), "%s", log);
+	cr_expect_not_null(strstr(log, "[debug] fetched "), "%s", log);
+	for (line = strtok_r(log, "\n", &save); line != NULL;
+	    line = strtok_r(NULL, "\n", &save))
+		if (strstr(line, " fetch") != NULL)
+			cr_expect((strstr(line, "[info] fetched ") != NULL &&
+			    strstr(line, ": 0 ref") == NULL) ||
+			    (strstr(line, "[debug] ") != NULL &&
+			    strstr(line, "ref change(s)") == NULL), "%s", line);
+	free(log);
 	free(n1);
 	free(n2);
 	free(n2b);
