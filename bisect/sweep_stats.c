@@ -189,13 +189,12 @@ pool_reject(struct pool *pl)
  * Normal-consistent MAD of every run about its own tag's median, corrected
  * for the levels estimated (m / (m - tags), as stats_levels_groups does
  * for its groups), refined by Huber's proposal 2 (residuals clipped at
- * STATS_HUBER_K about each tag's Huber level); then the pooled sandwich
+ * SWEEP_SCALE_C about each tag's Huber level); then the pooled sandwich
  * factor sqrt(E psi^2) / E psi', which keeps heavy tails from making the
- * standard errors too small.  The clip is the Huber constant, not the
- * winsorizing 2.5: with c = 2.5 one wild run among ten carries 6.25 of a
- * sum whose expectation is 0.9 a run, and the fixed point doubles the
- * scale; at 1.345 it carries 1.81 against 0.71.  0 when the runs cannot
- * tell a scale.
+ * standard errors too small.  The clip is 2, not the winsorizing 2.5:
+ * with c = 2.5 one wild run among ten carries 6.25 of a sum whose
+ * expectation is about 1 a run, and the fixed point doubles the scale;
+ * at 2 it carries 4, and runs past 6 scales are left out before the fit.  0 when the runs cannot tell a scale.
  */
 static int
 pool_fit(struct pool *pl)
