@@ -140,6 +140,8 @@ struct config_benchmark {
 	double		 min_change;		/* relative, e.g. 0.01 */
 	enum config_verify verify;		/* default revert */
 	char		*arch;			/* arch/ directory benchmarked, default x86 */
+	unsigned	 artifact_keep;		/* artifacts kept per host */
+	unsigned	 retry_budget;		/* failed runs a bisection tolerates */
 	int		 line;
 };
 

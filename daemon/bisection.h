@@ -84,6 +84,13 @@ struct bisection {
 						   run as one sample */
 	double			 run_ms_sum;	/* for the time estimate */
 	unsigned		 run_ms_n;
+	/* Per commit (index g.n: the good side), runs that gave a result
+	 * and runs that failed, in finish order: a commit is skipped only
+	 * once it failed twice and more often than it succeeded. */
+	unsigned		*run_oks, *run_fails;
+	/* Attempts that gave no sample (failed, timed out, asked for a
+	 * retry) against the benchmark's retry_budget, and the last why. */
+	unsigned		 failures;
 	struct verify		*verify;	/* owned; NULL until a culprit */
 	/* Loading on the thread pool. */
 	uv_work_t		 work;

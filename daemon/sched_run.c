@@ -482,6 +482,36 @@ out:
 	free(timings);
 }
 
+/*
+ * Charges a probe's failed attempts (failed, timed out, asked for a retry,
+ * lost its host) to the bisection's retry budget; a spent budget ends the
+ * bisection failed with the last reason, so a hung or always failing
+ * benchmark neither loops nor wears the hosts out.
+ */
+static void
+sched_charge(struct sched *s, struct bisection *b,
+    const struct step_result *last, unsigned attempts)
+{
+	const struct config_benchmark *bench = sched_bench(s, b);
+	unsigned failed = attempts, budget;
+	char *why;
+
+	if (last->outcome == STEP_OK || last->outcome == STEP_CANCELLED)
+		failed = attempts > 0 ? attempts - 1 : 0;
+	b->failures += failed;
+	budget = bench != NULL && bench->retry_budget ? bench->retry_budget :
+	    12;
+	if (failed == 0 || b->failures < budget || !b->engine_ready ||
+	    b->phase != BISECTION_ACTIVE)
+		return;
+	xasprintf(&why, "%u runs failed, timed out or asked for a retry "
+	    "(retry_budget %u); the last: %s", b->failures, budget,
+	    last->err.msg);
+	sched_fail(s, b, why);
+	sched_end_probes(b);
+	free(why);
+}
+
 /* Ends a probe: unrecorded runs are infrastructure failures or cancels. */
 static void
 sched_job_done(void *arg, const struct step_result *last, unsigned attempts)
@@ -494,6 +524,8 @@ sched_job_done(void *arg, const struct step_result *last, unsigned attempts)
 	int extra;
 
 	p->job = NULL;
+	if (!s->stopping && p->commit != BISECTION_EXTRA)
+		sched_charge(s, b, last, attempts);
 	memset(&res, 0, sizeof(res));
 	if (!p->recorded && !s->stopping) {
 		res.state = last->outcome == STEP_CANCELLED ?

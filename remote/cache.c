@@ -8,7 +8,7 @@
 struct cache_mem_entry {
 	char			*group, *benchmark, *commit;
 	uint64_t		 config;
-	char			*host, *artifact;
+	char			*host, *artifact, *sha256;
 	struct cache_mem_entry	*next;
 };
 
@@ -56,7 +56,7 @@ int
 cache_lookup(const struct cache *c, const struct cache_key *k,
     struct cache_hit *hit)
 {
-	hit->host = hit->artifact = NULL;
+	hit->host = hit->artifact = hit->sha256 = NULL;
 	if (c == NULL || c->ops == NULL)
 		return -ENOENT;
 	return c->ops->lookup(c->arg, k, hit);
@@ -98,7 +98,8 @@ cache_hit_release(struct cache_hit *hit)
 {
 	free(hit->host);
 	free(hit->artifact);
-	hit->host = hit->artifact = NULL;
+	free(hit->sha256);
+	hit->host = hit->artifact = hit->sha256 = NULL;
 }
 
 /* Returns the link pointing at the entry, or at the list end. */
@@ -127,6 +128,7 @@ cache_mem_lookup(void *arg, const struct cache_key *k, struct cache_hit *hit)
 		return -ENOENT;
 	hit->host = xstrdup(e->host);
 	hit->artifact = xstrdup(e->artifact);
+	hit->sha256 = e->sha256 ? xstrdup(e->sha256) : NULL;
 	return 0;
 }
 
@@ -139,6 +141,7 @@ cache_mem_entry_free(struct cache_mem_entry *e)
 	free(e->commit);
 	free(e->host);
 	free(e->artifact);
+	free(e->sha256);
 	free(e);
 }
 
@@ -175,11 +178,23 @@ cache_mem_store(void *arg, const struct cache_key *k, const char *host,
 	return 0;
 }
 
+/* The checksum joins the entry of its key, if there is one. */
+static void
+cache_mem_checksum(void *arg, const struct cache_key *k, const char *sha256)
+{
+	struct cache_mem_entry *e = *cache_mem_find(arg, k);
+
+	if (e == NULL)
+		return;
+	free(e->sha256);
+	e->sha256 = xstrdup(sha256);
+}
+
 static const struct cache_ops cache_mem_ops = {
 	cache_mem_lookup,
 	cache_mem_store,
 	cache_mem_forget,
-	NULL,	/* no checksums in memory */
+	cache_mem_checksum,
 };
 
 /* An empty cache; cache_mem_free() releases it. */
