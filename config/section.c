@@ -129,6 +129,12 @@ static const struct config_key config_benchmark_keys[] = {
 	    "there against that sha256 before install and run, which see "
 	    "the checked copy as {artifact}; a mismatch or a missing copy "
 	    "means a rebuild, so a fixed path is safe."),
+	KEY(config_benchmark, build_inputs, paths, 0, 0, 0, NULL, LIVE,
+	    "Files on the daemon's machine, blank-separated, whose contents "
+	    "join the build cache key with build and artifact, such as the "
+	    "kernel .config or a config fragment the build reads: editing "
+	    "one rebuilds every commit.  bisectd -n checks that each can "
+	    "be read."),
 	KEY(config_benchmark, artifact_keep, uint, 0, 1, 100000, "16", LIVE,
 	    "How many kept artifacts a host holds; the least recently used "
 	    "go first."),

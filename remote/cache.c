@@ -1,4 +1,5 @@
 #include <errno.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -30,14 +31,52 @@ cache_fnv(uint64_t h, const char *s)
 	return h * 0x100000001b3ULL;
 }
 
-/* What the build step produces depends only on these two templates. */
+/*
+ * FNV-1a over a file's bytes; a file that cannot be read hashes as its
+ * error, so it can neither hit an old build nor be mistaken for empty.
+ */
+static uint64_t
+cache_fnv_file(uint64_t h, const char *path)
+{
+	unsigned char buf[8192];
+	size_t n, i;
+	FILE *f;
+
+	h = cache_fnv(h, path);
+	if ((f = fopen(path, "rb")) == NULL)
+		return cache_fnv(h, strerror(errno));
+	while ((n = fread(buf, 1, sizeof(buf), f)) > 0)
+		for (i = 0; i < n; i++) {
+			h ^= buf[i];
+			h *= 0x100000001b3ULL;
+		}
+	if (ferror(f))
+		h = cache_fnv(h, "read error");
+	fclose(f);
+	return cache_fnv(h, "");
+}
+
+/*
+ * What the build step produces depends on its two templates and on the
+ * contents of the build_inputs files (read at every key: they are small,
+ * and an edit must count from the next build on).
+ */
 uint64_t
 cache_config_hash(const struct config_benchmark *b)
 {
 	uint64_t h = 0xcbf29ce484222325ULL;
+	char *copy, *word, *save = NULL;
 
 	h = cache_fnv(h, b->build);
-	return cache_fnv(h, b->artifact);
+	h = cache_fnv(h, b->artifact);
+	if (b->build_inputs == NULL)
+		return h;
+	copy = xstrdup(b->build_inputs);
+	for (word = strtok_r(copy, " ", &save); word != NULL;
+	    word = strtok_r(NULL, " ", &save))
+		h = cache_fnv_file(h, word);
+	free(copy);
+	return h;
 }
 
 /* The key names the build, not the run: no host, no run id. */
