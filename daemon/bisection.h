@@ -49,7 +49,11 @@ struct bisection_probe {
 	struct backend_run	*job;		/* NULL once it ended */
 	/* The configuration its job points into, held until the probe ends. */
 	struct config_hold	*cfg_hold;
-	int64_t			 started_ms;
+	int64_t			 started_ms;	/* submitted, then started */
+	int			 started;	/* a host works on it */
+	int			 phase;		/* enum step_phase; -1: waiting */
+	int64_t			 phase_ms;	/* when that phase began */
+	char			 phase_host[64];
 	int			 recorded;	/* a result reached the store */
 	struct bisection	*b;
 	TAILQ_ENTRY(bisection_probe) entry;

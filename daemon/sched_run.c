@@ -50,6 +50,33 @@ sched_log_dir(struct sched *s, int64_t id)
 	return dir;
 }
 
+/*
+ * A step's phase began on host: the first is the run's start, stored
+ * (state running, started_ms) when it happens, so that the store, the
+ * status and the measured durations tell the truth.
+ */
+static void
+sched_job_progress(void *arg, enum step_phase phase, const char *host)
+{
+	struct bisection_probe *p = arg;
+	struct sched *s = p->b->s;
+	struct bd_error err;
+
+	if (!p->started) {
+		p->started = 1;
+		p->started_ms = sched_clock_ms(s);
+		if (store_run_start(sched_store(s), p->run, host, &err) < 0 &&
+		    err.code != -EALREADY)
+			log_debug("run %" PRId64 ": %s", p->run, err.msg);
+	}
+	p->phase = (int)phase;
+	p->phase_ms = sched_clock_ms(s);
+	snprintf(p->phase_host, sizeof(p->phase_host), "%s", host);
+	sched_emit(s, "phase", json_pack("{s:I, s:I, s:s, s:s, s:s}",
+	    "bisection", (json_int_t)p->b->id, "run", (json_int_t)p->run,
+	    "commit", p->sha, "host", host, "phase", step_phase_name(phase)));
+}
+
 /* A lab accepted the run's job: stored before it is followed. */
 static void
 sched_job_lab(void *arg, const char *lab, const char *job)
@@ -88,6 +115,7 @@ sched_submit(struct sched *s, struct bisection *b, int64_t run,
 	p->commit = commit;
 	p->b = b;
 	p->started_ms = sched_clock_ms(s);
+	p->phase = -1;
 	snprintf(p->sha, sizeof(p->sha), "%s", sha);
 	snprintf(run_id, sizeof(run_id), "%" PRId64, run);
 	logdir = sched_log_dir(s, b->id);
@@ -100,6 +128,7 @@ sched_submit(struct sched *s, struct bisection *b, int64_t run,
 	spec.cache = &s->cache;
 	spec.record = sched_job_record;
 	spec.job = sched_job_lab;
+	spec.progress = sched_job_progress;
 	spec.arg = p;
 	spec.resumed = resumed;
 	if (resumed && store_lab_job_get(sched_store(s), run, &lab_job,

@@ -263,6 +263,9 @@ job_on_step(void *arg, const struct step_result *r)
 
 	j->step = NULL;
 	job_running_del(q, j);
+	if (r->copied)
+		pool_note_copy(q->pool, j->test, r->copy_via_exec,
+		    r->copy_failed, r->err.msg);
 	pool_release(q->pool, j->test, job_host_outcome(r, j->test),
 	    r->err.msg);
 	if (j->build != NULL && j->build != j->test)
@@ -412,6 +415,8 @@ job_run(struct job *j, struct cache_hit *hit, struct pool_host *cached)
 	s.build_only = j->spec.build_only;
 	s.built = job_on_built;
 	s.built_arg = j;
+	s.phase_cb = j->spec.progress;
+	s.phase_arg = j->spec.progress_arg;
 	j->attempts++;
 	job_running_add(j->q, j);
 	if (step_start(pool_loop(j->q->pool), &s, job_on_step, j, &j->step,

@@ -17,6 +17,7 @@ struct step {
 	char			*cached_artifact;
 	char			*sum;		/* sha256 of the kept artifact */
 	int			 rebuilt;	/* a stale copy was rebuilt once */
+	int			 told;		/* last phase told, -1: none */
 	step_done_cb		*cb;
 	void			*arg;
 	enum step_phase		 phase;
@@ -228,6 +229,16 @@ step_judge(struct step *s, const struct step_host *h,
 	return -1;
 }
 
+/* Tells the caller once per phase that it works now, and where. */
+static void
+step_tell(struct step *s, const struct step_host *h)
+{
+	if (s->spec.phase_cb == NULL || s->told == (int)s->phase)
+		return;
+	s->told = (int)s->phase;
+	s->spec.phase_cb(s->spec.phase_arg, s->phase, h->cfg->name);
+}
+
 /* Starts cmd on h in its workdir; done continues the pipeline. */
 static void
 step_exec(struct step *s, const struct step_host *h, char *cmd,
@@ -236,6 +247,8 @@ step_exec(struct step *s, const struct step_host *h, char *cmd,
 	struct exec_opts o;
 	struct bd_error err;
 	char *log = step_log(s);
+
+	step_tell(s, h);
 
 	memset(&o, 0, sizeof(o));
 	o.command = cmd;
@@ -490,6 +503,9 @@ step_on_relay(void *arg, const struct relay_result *r)
 	const char *host;
 
 	s->rl = NULL;
+	s->res.copied = r->rc != -ECANCELED;
+	s->res.copy_via_exec = r->via_exec;
+	s->res.copy_failed = r->rc != 0 && r->rc != -ECANCELED;
 	if (r->rc == 0) {
 		step_verify(s);
 		return;
@@ -664,6 +680,7 @@ step_relay(struct step *s)
 		step_verify(s);
 		return;
 	}
+	step_tell(s, &s->spec.test);
 	if (relay_copy(s->src, s->src_art, s->spec.test.conn, s->art_test,
 	    s->spec.connect_wait_ms, step_on_relay, s, &s->rl, &err) != 0)
 		step_finish(s, STEP_INFRA, NULL, "relay: %s", err.msg);
@@ -715,6 +732,7 @@ step_boot(struct step *s)
 	o.power_cycle = power;
 	o.log_path = log;
 	o.retry_ms = s->spec.boot_retry_ms;
+	step_tell(s, &s->spec.test);
 	if (boot_wait(s->spec.test.conn, &o, step_on_boot, s, &s->bt,
 	    &err) != 0)
 		step_finish(s, STEP_INFRA, NULL, "boot: %s", err.msg);
@@ -854,6 +872,7 @@ step_start(uv_loop_t *loop, const struct step_spec *spec, step_done_cb *cb,
 	    xstrdup(spec->cached_sha256) : NULL;
 	s->cb = cb;
 	s->arg = arg;
+	s->told = -1;
 	metrics_init(&s->res.metrics);
 	cache_key_init(&s->key, s->group, spec->bench, s->commit);
 	if (step_artifact(s, &spec->test, &s->art_test, err) != 0 ||

@@ -90,6 +90,11 @@ struct step_spec {
 	 * step goes on; may be NULL. */
 	void			(*built)(void *arg);
 	void			*built_arg;
+	/* Told when a phase starts its work and on which host (the build
+	 * host for the build), for status views; may be NULL. */
+	void			(*phase_cb)(void *arg, enum step_phase phase,
+				    const char *host);
+	void			*phase_arg;
 };
 
 /* Valid only during the callback. */
@@ -102,6 +107,9 @@ struct step_result {
 	bool			 built;		/* false: the cache had it */
 	const char		*artifact;	/* build_only: its path, or NULL */
 	bool			 power_cycled;
+	/* An artifact copy to the test host ran: how, and whether it
+	 * failed (err says why). */
+	bool			 copied, copy_via_exec, copy_failed;
 };
 
 struct step;

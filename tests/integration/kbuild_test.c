@@ -99,7 +99,8 @@ counted_bench(void)
 	char *text;
 
 	xasprintf(&text, "\n[benchmark counted]\n"
-	    "build = echo {commit} >> %s/builds && " KB_COMPILE "\n"
+	    "build = echo {commit} >> %s/builds && sleep 2 && " KB_COMPILE
+	    "\n"
 	    "artifact = {workdir}/src-{short}/bench\n"
 	    "run = {artifact}\n"
 	    "metrics = runtime_ms:lower, ops_per_sec:higher\n"
@@ -226,4 +227,145 @@ Test(kbuild, a_hung_benchmark_ends_the_bisection_failed)
 	cr_assert_str_eq(json_string_value(json_object_get(h, "state")),
 	    "up");
 	json_decref(h);
+}
+
+/*
+ * The README's build recipe, from "cd {workdir}/linux" up to its make: a
+ * benchmark that builds through it must build what bisectd asks for,
+ * the revert of a culprit included.
+ */
+static char *
+readme_recipe(void)
+{
+	char *path, *text, *start, *end, *recipe;
+	FILE *f;
+	long n;
+
+	xasprintf(&path, "%s/README.md", tst_env_path("BISECTD_SRCDIR"));
+	cr_assert_not_null(f = fopen(path, "r"), "%s", path);
+	fseek(f, 0, SEEK_END);
+	n = ftell(f);
+	rewind(f);
+	text = xmalloc((size_t)n + 1);
+	text[fread(text, 1, (size_t)n, f)] = '\0';
+	fclose(f);
+	free(path);
+	start = strstr(text, "build = cd {workdir}/linux && ");
+	cr_assert_not_null(start, "no build recipe in README.md");
+	start += strlen("build = ");
+	end = strstr(start, " && make");
+	cr_assert_not_null(end, "the README's recipe runs no make");
+	recipe = xstrndup(start, (size_t)(end - start));
+	free(text);
+	return recipe;
+}
+
+static char *
+recipe_bench(void)
+{
+	char *text, *recipe = readme_recipe();
+
+	xasprintf(&text, "\n[benchmark recipe]\n"
+	    "build = mkdir -p {workdir}/out-{short} && { [ -d {workdir}/linux ] "
+	    "|| git clone -q %s {workdir}/linux; } && %s && cc -O2 -o "
+	    "{workdir}/out-{short}/bench bench.c\n"
+	    "artifact = {workdir}/out-{short}/bench\n"
+	    "run = {artifact}\n"
+	    "metrics = runtime_ms:lower, ops_per_sec:higher\n"
+	    "min_change = 5%%\nverify = revert\n"
+	    "build_timeout = 2m\nrun_timeout = 1m\n", svc.repo, recipe);
+	free(recipe);
+	return text;
+}
+
+Test(kbuild, the_readme_recipe_builds_the_revert)
+{
+	json_t *b, *v;
+	char *dump;
+	int64_t id;
+
+	svc_setup_case_with("kb-recipe", 1, "restore", recipe_bench);
+	id = svc_bisect_on("recipe", svc.good, svc.bad, "runtime_ms", NULL);
+	b = svc_wait(id);
+	dump = json_dumps(b, JSON_COMPACT);
+	svc_assert_culprit(b);
+	v = json_object_get(b, "verification");
+	cr_assert_not_null(v, "%s", dump);
+	cr_assert_str_eq(json_string_value(json_object_get(v, "result")),
+	    "restores", "%s", dump);
+	free(dump);
+	json_decref(b);
+}
+
+/*
+ * A host whose sshd has no SFTP subsystem still receives the artifacts
+ * built on the other host (cat over an exec channel), and hosts says so.
+ */
+Test(kbuild, artifacts_reach_a_host_without_sftp)
+{
+	json_t *b, *h;
+	char *dump;
+	int64_t id;
+
+	svc_set_nosftp(1u << 1);
+	svc_setup_with("kb-nosftp", 2, "2:3", 0, counted_bench);
+	id = svc_bisect_on("counted", svc.good, svc.bad, "runtime_ms", NULL);
+	b = svc_wait(id);
+	svc_assert_culprit(b);
+	json_decref(b);
+	h = svc_host("h1");
+	dump = json_dumps(h, JSON_COMPACT);
+	cr_assert_str_eq(json_string_value(json_object_get(h, "receives")),
+	    "exec", "%s", dump);
+	cr_assert_eq(json_integer_value(json_object_get(h, "copy_failures")),
+	    0, "%s", dump);
+	cr_assert_str_eq(json_string_value(json_object_get(h, "state")), "up",
+	    "%s", dump);
+	free(dump);
+	json_decref(h);
+}
+
+/*
+ * A run that builds is running, in the store and in status, from the
+ * moment its build starts, and status says what it does where.
+ */
+Test(kbuild, status_shows_the_phase_of_a_run_while_it_builds)
+{
+	json_t *b, *f;
+	const char *phase, *host;
+	char *dump = NULL;
+	int waited, seen = 0;
+	size_t i;
+	int64_t id;
+
+	svc_setup_with("kb-phase", 1, "2:3", 0, counted_bench);
+	id = svc_bisect_on("counted", svc.good, svc.bad, "runtime_ms", NULL);
+	for (waited = 0; waited < SVC_WAIT_MS && !seen; waited += 100) {
+		b = svc_status(id);
+		json_array_foreach(json_object_get(b, "in_flight"), i, f) {
+			phase = json_string_value(json_object_get(f, "phase"));
+			host = json_string_value(json_object_get(f, "host"));
+			if (phase != NULL && strcmp(phase, "build") == 0 &&
+			    host != NULL && strcmp(host, "h0") == 0 &&
+			    json_is_integer(json_object_get(f,
+			    "phase_seconds"))) {
+				free(dump);
+				dump = json_dumps(b, JSON_COMPACT);
+				cr_assert_geq(json_integer_value(json_object_get(
+				    json_object_get(b, "runs"), "running")), 1,
+				    "a building run is not running: %s", dump);
+				cr_assert(json_is_integer(json_object_get(b,
+				    "elapsed_seconds")), "%s", dump);
+				seen = 1;
+			}
+		}
+		json_decref(b);
+		if (!seen)
+			usleep(100 * 1000);
+	}
+	cr_assert(seen, "no status showed a run building on h0");
+	free(dump);
+	b = svc_wait(id);
+	svc_assert_culprit(b);
+	json_decref(b);
 }
