@@ -126,9 +126,10 @@ static const struct config_key config_benchmark_keys[] = {
 	    "Path of what build leaves.  After each build its bytes are kept "
 	    "on the host under {workdir}/.bisectd/artifacts, named by their "
 	    "sha256, copied to the test host when it differs and checked "
-	    "there against that sha256 before install and run, which see "
-	    "the checked copy as {artifact}; a mismatch or a missing copy "
-	    "means a rebuild, so a fixed path is safe."),
+	    "there against that sha256; install and run find those checked "
+	    "bytes at {artifact} (put back from the kept copy when a later "
+	    "build wrote the same path).  A mismatch or a missing copy means "
+	    "a rebuild, so a fixed path is safe."),
 	KEY(config_benchmark, build_inputs, paths, 0, 0, 0, NULL, LIVE,
 	    "Files on the daemon's machine, blank-separated, whose contents "
 	    "join the build cache key with build and artifact, such as the "

@@ -49,11 +49,13 @@ static const char *const step_outcome_names[] = {
 
 /*
  * Keeps file F under D named by its sha256 (checked against E first when E
- * is not empty), marks it used and drops all but the N most recently used.
- * Kept names are hex digits only, so the loop reads them safely.
+ * is not empty), marks it used and drops all but the N most recently used;
+ * then, when O is not empty, puts those bytes at O (where install and run
+ * find {artifact}, next to whatever else the build left there).  Kept
+ * names are hex digits only, so the loop reads them safely.
  */
 #define STEP_KEEP_SCRIPT \
-    "set -e; f=%s; d=%s; e=%s; n=%u; " \
+    "set -e; f=%s; d=%s; e=%s; n=%u; o=%s; " \
     "test -f \"$f\" || exit 66; " \
     "s=$(sha256sum < \"$f\" | cut -c1-64); " \
     "if [ -n \"$e\" ] && [ \"$s\" != \"$e\" ]; then " \
@@ -64,6 +66,10 @@ static const char *const step_outcome_names[] = {
     "touch -- \"$d/$s\"; " \
     "ls -t \"$d\" | tail -n +$((n + 1)) | " \
     "while read -r x; do rm -f -- \"$d/$x\"; done; " \
+    "if [ -n \"$o\" ] && [ \"$o\" != \"$f\" ]; then " \
+    "mkdir -p -- \"$(dirname -- \"$o\")\"; " \
+    "cp -- \"$d/$s\" \"$o.bisectd-part\"; " \
+    "mv -f -- \"$o.bisectd-part\" \"$o\"; fi; " \
     "echo \"$s\""
 
 static const char *const step_phase_names[] = {
@@ -266,25 +272,29 @@ step_exec(struct step *s, const struct step_host *h, char *cmd,
 }
 
 /*
- * The keep script for file on h: checked against expect (NULL: anything)
- * and kept by its hash under the host's workdir.  NULL after step_finish.
+ * The keep script for file on h: checked against expect (NULL: anything),
+ * kept by its hash under the host's workdir and, when out is not NULL,
+ * put at out.
  */
 static char *
 step_keep_cmd(struct step *s, const struct step_host *h, const char *file,
-    const char *expect)
+    const char *expect, const char *out)
 {
-	char *dir, *qf, *qd, *qe, *cmd;
+	char *dir, *qf, *qd, *qe, *qo, *cmd;
 
 	xasprintf(&dir, "%s/" STEP_KEEP_DIR, h->cfg->workdir);
 	qf = quote_shell(file);
 	qd = quote_shell(dir);
 	qe = quote_shell(expect ? expect : "");
+	qo = quote_shell(out ? out : "");
 	xasprintf(&cmd, STEP_KEEP_SCRIPT, qf, qd, qe,
-	    s->spec.bench->artifact_keep ? s->spec.bench->artifact_keep : 16);
+	    s->spec.bench->artifact_keep ? s->spec.bench->artifact_keep : 16,
+	    qo);
 	free(dir);
 	free(qf);
 	free(qd);
 	free(qe);
+	free(qo);
 	return cmd;
 }
 
@@ -398,7 +408,8 @@ step_on_build(void *arg, const struct exec_result *r)
 	s->res.built = true;
 	if (s->spec.bench->artifact != NULL && s->art_build != NULL &&
 	    !s->spec.build_only) {
-		cmd = step_keep_cmd(s, &s->spec.build, s->art_build, NULL);
+		cmd = step_keep_cmd(s, &s->spec.build, s->art_build, NULL,
+		    NULL);
 		step_exec(s, &s->spec.build, cmd,
 		    s->spec.bench->build_timeout_ms, 256, step_on_keep);
 		return;
@@ -447,7 +458,7 @@ step_stale(struct step *s, const char *why)
 	step_build(s);
 }
 
-/* The copy on the test host is checked: install and run see it. */
+/* The test host's {artifact} holds the checked bytes: install may go. */
 static void
 step_on_verify(void *arg, const struct exec_result *r)
 {
@@ -470,8 +481,6 @@ step_on_verify(void *arg, const struct exec_result *r)
 	}
 	if (step_judge(s, &s->spec.test, r) != 0)
 		return;
-	free(s->art_test);
-	s->art_test = step_kept_path(s, &s->spec.test);
 	s->phase = STEP_PHASE_INSTALL;
 	step_next(s);
 }
@@ -492,7 +501,8 @@ step_verify(struct step *s)
 	}
 	file = s->src == s->spec.test.conn ? s->src_art : s->art_test;
 	step_exec(s, &s->spec.test, step_keep_cmd(s, &s->spec.test, file,
-	    s->sum), s->spec.bench->install_timeout_ms, 256, step_on_verify);
+	    s->sum, s->art_test), s->spec.bench->install_timeout_ms, 256,
+	    step_on_verify);
 }
 
 /* A vanished cached artifact is forgotten so the retry rebuilds it. */
@@ -669,21 +679,60 @@ step_build(struct step *s)
 		    step_on_build);
 }
 
-/* Copies the artifact only when it is on another host. */
+/* Starts the copy from the host that holds the artifact. */
+static void
+step_copy(struct step *s)
+{
+	struct bd_error err;
+
+	step_tell(s, &s->spec.test);
+	if (relay_copy(s->src, s->src_art, s->spec.test.conn, s->art_test,
+	    s->spec.connect_wait_ms, step_on_relay, s, &s->rl, &err) != 0)
+		step_finish(s, STEP_INFRA, NULL, "relay: %s", err.msg);
+}
+
+/*
+ * The test host may keep this artifact from an earlier run: a copy with
+ * the right hash is used as it is; anything else (none, other bytes, a
+ * failed check) means copying, whose own checks decide.
+ */
+static void
+step_on_have(void *arg, const struct exec_result *r)
+{
+	struct step *s = arg;
+
+	s->ex = NULL;
+	if (r->status == EXEC_EXITED && r->exit_code == 0) {
+		s->phase = STEP_PHASE_INSTALL;
+		step_next(s);
+		return;
+	}
+	if (r->status == EXEC_CANCELLED)
+		step_finish(s, STEP_CANCELLED, NULL, "relay cancelled");
+	else
+		step_copy(s);
+}
+
+/* Copies the artifact only when it is on another host and not kept here. */
 static void
 step_relay(struct step *s)
 {
-	struct bd_error err;
+	char *kept;
 
 	if (s->spec.bench->artifact == NULL || s->src == s->spec.test.conn ||
 	    s->src_art == NULL || s->art_test == NULL) {
 		step_verify(s);
 		return;
 	}
-	step_tell(s, &s->spec.test);
-	if (relay_copy(s->src, s->src_art, s->spec.test.conn, s->art_test,
-	    s->spec.connect_wait_ms, step_on_relay, s, &s->rl, &err) != 0)
-		step_finish(s, STEP_INFRA, NULL, "relay: %s", err.msg);
+	if (s->sum == NULL) {
+		step_copy(s);
+		return;
+	}
+	kept = step_kept_path(s, &s->spec.test);
+	step_exec(s, &s->spec.test, step_keep_cmd(s, &s->spec.test, kept,
+	    s->sum, s->art_test), s->spec.bench->install_timeout_ms, 256,
+	    step_on_have);
+	free(kept);
 }
 
 /* Runs the template of the current phase on the test host, if it has one. */

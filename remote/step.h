@@ -9,9 +9,12 @@
  * Every sample comes from the artifact built for its commit: after a build
  * the artifact's bytes are kept on the build host as
  * {workdir}/.bisectd/artifacts/SHA256 (the cache records that path and
- * hash), copied to the test host when it is another one, and checked there
- * against the hash before install; install, boot_check and run see that
- * checked copy as {artifact}.  A copy that is gone or has other bytes is
+ * hash), copied to the test host when it is another one that does not
+ * keep a copy with that hash already, and checked there against the hash
+ * before install; then {artifact} on the test host holds those checked
+ * bytes (put back from the kept copy when a later build wrote the same
+ * path) for install, boot_check and run.  A copy that is gone or has
+ * other bytes is
  * forgotten and rebuilt (at once when the test host can build), never run.
  * The run's exit code 75 (EX_TEMPFAIL) is STEP_RETRY: try again, elsewhere
  * if there is another host.
