@@ -301,11 +301,31 @@ report_write_testcase(FILE *fp, const struct report_input *in)
  * about (the usual question on a 0-day report is "what about the rest of
  * the series?").
  */
+/*
+ * The culprit's share as the verification measured it (the one the
+ * sub-range threshold uses), so that the report states one share per
+ * culprit: NAN when the verification has none for it.
+ */
+static double
+report_verified_share(const struct report_input *in)
+{
+	const struct report_verification *v = in->verification;
+	size_t i;
+
+	if (v == NULL || in->culprit.sha == NULL)
+		return NAN;
+	for (i = 0; i < v->n_culprits; i++)
+		if (v->culprits[i].sha != NULL &&
+		    strcmp(v->culprits[i].sha, in->culprit.sha) == 0)
+			return v->culprits[i].share;
+	return NAN;
+}
+
 static void
 report_write_range(FILE *fp, const struct report_summary *ctx)
 {
 	char phrase[128];
-	double total;
+	double total, share;
 
 	if (!ctx->have_range)
 		return;
@@ -313,10 +333,13 @@ report_write_range(FILE *fp, const struct report_summary *ctx)
 	    report_change_word(ctx->in, ctx->range.change));
 	fprintf(fp, "whole range: %s from good to bad", phrase);
 	total = ctx->range.head.mean - ctx->range.base.mean;
-	if (total != 0 && !ctx->headline.pass_fail)
+	share = report_verified_share(ctx->in);
+	if (!isfinite(share) && total != 0)
+		share = (ctx->headline.head.mean - ctx->headline.base.mean) /
+		    total;
+	if (isfinite(share) && !ctx->headline.pass_fail)
 		fprintf(fp, "; this commit accounts for %.0f%% of it",
-		    100 * (ctx->headline.head.mean - ctx->headline.base.mean) /
-		    total);
+		    100 * share);
 	fprintf(fp, "\n");
 }
 

@@ -83,6 +83,7 @@ config_benchmark_release(struct config_benchmark *b)
 	free(b->collect);
 	free(b->result_file);
 	free(b->arch);
+	free(b->build_inputs);
 	for (i = 0; i < b->nmetrics; i++)
 		free(b->metrics[i].name);
 	free(b->metrics);

@@ -140,6 +140,11 @@ struct config_benchmark {
 	double		 min_change;		/* relative, e.g. 0.01 */
 	enum config_verify verify;		/* default revert */
 	char		*arch;			/* arch/ directory benchmarked, default x86 */
+	/* Local files whose contents join the build cache key (a kernel
+	 * .config): absolute paths, one blank between them; NULL: none. */
+	char		*build_inputs;
+	unsigned	 artifact_keep;		/* artifacts kept per host */
+	unsigned	 retry_budget;		/* failed runs a bisection tolerates */
 	int		 line;
 };
 

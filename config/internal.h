@@ -194,6 +194,8 @@ extern const struct name_value config_verify_words[];
 int	config_name_valid(const char *s);
 int	config_value_string(const struct config_ctx *, const struct config_key *,
 	    void *, const char *, struct bd_error *);
+int	config_value_paths(const struct config_ctx *, const struct config_key *,
+	    void *, const char *, struct bd_error *);
 int	config_value_path(const struct config_ctx *, const struct config_key *,
 	    void *, const char *, struct bd_error *);
 int	config_value_name(const struct config_ctx *, const struct config_key *,

@@ -132,8 +132,22 @@ static const struct config_key config_benchmark_keys[] = {
 	KEY(config_benchmark, build, string, 0, 0, 0, NULL, LIVE,
 	    "Builds the kernel at {commit} on a build host."),
 	KEY(config_benchmark, artifact, string, 0, 0, 0, NULL, LIVE,
-	    "Path of what build leaves, copied to the test host when it "
-	    "differs."),
+	    "Path of what build leaves.  After each build its bytes are kept "
+	    "on the host under {workdir}/.bisectd/artifacts, named by their "
+	    "sha256, copied to the test host when it differs and checked "
+	    "there against that sha256; install and run find those checked "
+	    "bytes at {artifact} (put back from the kept copy when a later "
+	    "build wrote the same path).  A mismatch or a missing copy means "
+	    "a rebuild, so a fixed path is safe."),
+	KEY(config_benchmark, build_inputs, paths, 0, 0, 0, NULL, LIVE,
+	    "Files on the daemon's machine, blank-separated, whose contents "
+	    "join the build cache key with build and artifact, such as the "
+	    "kernel .config or a config fragment the build reads: editing "
+	    "one rebuilds every commit.  bisectd -n checks that each can "
+	    "be read."),
+	KEY(config_benchmark, artifact_keep, uint, 0, 1, 100000, "16", LIVE,
+	    "How many kept artifacts a host holds; the least recently used "
+	    "go first."),
 	KEY(config_benchmark, install, string, 0, 0, 0, NULL, LIVE,
 	    "Installs the artifact on the test host."),
 	KEY(config_benchmark, reboot, string, 0, 0, 0, NULL, LIVE,
@@ -155,7 +169,15 @@ static const struct config_key config_benchmark_keys[] = {
 	KEYF(config_benchmark, boot_timeout, boot_timeout_ms, duration, 0,
 	    "10m", LIVE, "How long to wait for the host after a reboot."),
 	KEYF(config_benchmark, run_timeout, run_timeout_ms, duration, 0, "1h",
-	    LIVE, "Deadline of the run and collect steps."),
+	    LIVE, "Deadline of the run and collect steps.  A run that exits "
+	    "75 (EX_TEMPFAIL) asks to be tried again, on another host if "
+	    "there is one; any other non-zero exit is a failed run of the "
+	    "commit, which is skipped once it has failed twice and more "
+	    "often than it succeeded."),
+	KEY(config_benchmark, retry_budget, uint, 0, 1, 100000, "12", LIVE,
+	    "Failed, timed out and retried runs a bisection tolerates before "
+	    "it ends failed with the last reason; each probe also stops "
+	    "after 3 attempts."),
 	KEY(config_benchmark, metrics, metrics, REQ, 0, 0, NULL, LIVE,
 	    "Metrics the run reports, each NAME:higher, NAME:lower or "
 	    "NAME:pass-fail, then optionally :mean, :median, :min or :max: "

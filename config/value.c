@@ -154,6 +154,37 @@ config_value_path(const struct config_ctx *ctx, const struct config_key *key,
 	return 0;
 }
 
+/*
+ * Blank-separated paths, each taken relative to the config file like a
+ * path, stored with one blank between them.
+ */
+int
+config_value_paths(const struct config_ctx *ctx, const struct config_key *key,
+    void *base, const char *value, struct bd_error *err)
+{
+	char *copy, *word, *save = NULL, *out = NULL, *t;
+
+	if (config_text_check(value, err) < 0)
+		return err->code;
+	copy = xstrdup(value);
+	for (word = strtok_r(copy, " \t", &save); word != NULL;
+	    word = strtok_r(NULL, " \t", &save)) {
+		if (word[0] == '/')
+			xasprintf(&t, "%s%s%s", out ? out : "", out ? " " : "",
+			    word);
+		else
+			xasprintf(&t, "%s%s%s/%s", out ? out : "",
+			    out ? " " : "", ctx->basedir, word);
+		free(out);
+		out = t;
+	}
+	free(copy);
+	if (out == NULL)
+		return bd_error_set(err, -EINVAL, "no path in value");
+	config_set_string(base, key, out);
+	return 0;
+}
+
 int
 config_value_name(const struct config_ctx *ctx, const struct config_key *key,
     void *base, const char *value, struct bd_error *err)

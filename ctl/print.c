@@ -191,7 +191,7 @@ print_hosts(FILE *out, const json_t *r, const json_t *req, unsigned flags)
 {
 	static const char *const head[] = {
 		"NAME", "ADDRESS", "PORT", "GROUP", "ROLES", "STATE",
-		"FAILS", "CURRENT"
+		"FAILS", "COPIES", "CURRENT"
 	};
 	const json_t *hosts = json_object_get(r, "hosts"), *h, *cur;
 	struct table t;
@@ -199,7 +199,7 @@ print_hosts(FILE *out, const json_t *r, const json_t *req, unsigned flags)
 	size_t i;
 
 	(void)req; (void)flags;
-	table_init(&t, head, "llrlllrl");
+	table_init(&t, head, "llrlllrll");
 	json_array_foreach(hosts, i, h) {
 		table_cell(&t, "%s", str(h, "name"));
 		table_cell(&t, "%s", str(h, "address"));
@@ -208,6 +208,12 @@ print_hosts(FILE *out, const json_t *r, const json_t *req, unsigned flags)
 		roles_cell(&t, json_object_get(h, "roles"));
 		table_cell(&t, "%s", str(h, "state"));
 		table_cell(&t, "%lld", num(h, "infra_failures"));
+		/* How artifacts reach it, and copies that failed. */
+		if (json_is_string(json_object_get(h, "receives")))
+			table_cell(&t, "%s %lld failed", str(h, "receives"),
+			    num(h, "copy_failures"));
+		else
+			table_cell(&t, "-");
 		cur = json_object_get(h, "current");
 		if (json_is_object(cur) && json_is_string(json_object_get(cur,
 		    "sweep")))
@@ -228,6 +234,14 @@ print_hosts(FILE *out, const json_t *r, const json_t *req, unsigned flags)
 
 		if (e != NULL && *e != '\0')
 			fprintf(out, "%s: last error: %s\n", str(h, "name"), e);
+	}
+	json_array_foreach(hosts, i, h) {
+		const char *e = json_string_value(json_object_get(h,
+		    "copy_error"));
+
+		if (e != NULL && *e != '\0')
+			fprintf(out, "%s: last failed copy: %s\n",
+			    str(h, "name"), e);
 	}
 	print_labs(out, json_object_get(r, "labs"));
 }

@@ -43,21 +43,62 @@ status_runs(FILE *out, const json_t *runs)
 	field(out, "runs", "%s", n ? buf : "none");
 }
 
+/* What a step's phase is doing, in the words of a progress line. */
+static const struct {
+	const char	*phase;
+	const char	*doing;
+} phase_words[] = {
+	{ "build", "building" }, { "relay", "copying" },
+	{ "install", "installing" }, { "reboot", "rebooting" },
+	{ "boot", "booting" }, { "run", "running" },
+	{ "collect", "collecting" },
+};
+
+/*
+ * "building on h0 for 2m10s" for a probe whose step works, "" for one
+ * that waits for a host.
+ */
+static void
+probe_doing(const json_t *v, char *buf, size_t size)
+{
+	const char *phase = json_string_value(json_object_get(v, "phase"));
+	const char *host = json_string_value(json_object_get(v, "host"));
+	const char *doing = phase;
+	char dur[32];
+	size_t i;
+
+	buf[0] = '\0';
+	if (phase == NULL || host == NULL)
+		return;
+	for (i = 0; i < sizeof(phase_words) / sizeof(phase_words[0]); i++)
+		if (strcmp(phase_words[i].phase, phase) == 0)
+			doing = phase_words[i].doing;
+	snprintf(buf, size, "%s on %s for %s", doing, host,
+	    durstr((double)num(v, "phase_seconds"), dur, sizeof(dur)));
+}
+
 /* Probes in flight and the top candidates, one per line under a label. */
 static void
 status_lists(FILE *out, const json_t *b)
 {
 	const json_t *v;
 	const char *host;
-	char sha[PRINT_SHORT + 1];
+	char sha[PRINT_SHORT + 1], doing[128];
 	size_t i;
 
 	json_array_foreach(json_object_get(b, "in_flight"), i, v) {
 		host = json_string_value(json_object_get(v, "host"));
-		field(out, i == 0 ? "in flight" : "", "run %lld: %s %s%s",
-		    num(v, "run"), shortsha(str(v, "commit"), PRINT_SHORT,
-		    sha, sizeof(sha)), host != NULL ? "on " : "",
-		    host != NULL ? host : "(waiting for a host)");
+		probe_doing(v, doing, sizeof(doing));
+		if (doing[0] != '\0')
+			field(out, i == 0 ? "in flight" : "", "run %lld: %s %s",
+			    num(v, "run"), shortsha(str(v, "commit"),
+			    PRINT_SHORT, sha, sizeof(sha)), doing);
+		else
+			field(out, i == 0 ? "in flight" : "", "run %lld: %s %s%s",
+			    num(v, "run"), shortsha(str(v, "commit"),
+			    PRINT_SHORT, sha, sizeof(sha)), host != NULL ?
+			    "on " : "", host != NULL ? host :
+			    "(waiting for a host)");
 	}
 	host = json_string_value(json_object_get(b, "trouble"));
 	if (host != NULL)
@@ -252,6 +293,32 @@ progress_end(const json_t *b, const char *state, char *buf, size_t size)
 }
 
 /*
+ * ", building on h0 for 2m10s, 5m elapsed": what the first probe that
+ * works is doing, and how long the bisection has taken so far.
+ */
+static void
+progress_work(const json_t *b, char *buf, size_t size, size_t *n)
+{
+	const json_t *v;
+	char doing[128], dur[32];
+	size_t i;
+
+	json_array_foreach(json_object_get(b, "in_flight"), i, v) {
+		probe_doing(v, doing, sizeof(doing));
+		if (doing[0] != '\0' && *n < size) {
+			*n += (size_t)snprintf(buf + *n, size - *n, ", %s",
+			    doing);
+			break;
+		}
+	}
+	if (json_is_integer(json_object_get(b, "elapsed_seconds")) &&
+	    *n < size)
+		*n += (size_t)snprintf(buf + *n, size - *n, ", %s elapsed",
+		    durstr((double)num(b, "elapsed_seconds"), dur,
+		    sizeof(dur)));
+}
+
+/*
  * Steps are samples: done so far of done plus the estimate left, rounded
  * up ("?" when the daemon has no estimate yet).
  */
@@ -282,15 +349,16 @@ print_progress(const json_t *b, char *buf, size_t size)
 		snprintf(total, sizeof(total), "?");
 	n = (size_t)snprintf(buf, size, "#%lld %s: %lld/%s steps",
 	    num(b, "id"), phase, done, total);
-	if (strcmp(phase, "bisecting") != 0 || n >= size)
-		return;
-	n += (size_t)snprintf(buf + n, size - n, ", %lld candidates left",
-	    num(b, "candidates_left"));
-	if (json_is_object(lead) && n < size)
-		snprintf(buf + n, size - n, ", leading %s (%.1f%%)",
-		    shortsha(str(lead, "commit"), PRINT_SHORT_LINE, sha,
-		    sizeof(sha)), 100.0 * json_number_value(
-		    json_object_get(lead, "probability")));
+	if (strcmp(phase, "bisecting") == 0 && n < size)
+		n += (size_t)snprintf(buf + n, size - n,
+		    ", %lld candidates left", num(b, "candidates_left"));
+	if (strcmp(phase, "bisecting") == 0 && json_is_object(lead) &&
+	    n < size)
+		n += (size_t)snprintf(buf + n, size - n, ", leading %s "
+		    "(%.1f%%)", shortsha(str(lead, "commit"),
+		    PRINT_SHORT_LINE, sha, sizeof(sha)), 100.0 *
+		    json_number_value(json_object_get(lead, "probability")));
+	progress_work(b, buf, size, &n);
 }
 
 /* Readable names of the events; others print under their own name. */

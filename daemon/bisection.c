@@ -143,6 +143,8 @@ bisection_free(struct bisection *b)
 		engine_release(&b->e);
 	graph_release(&b->g);
 	verify_free(b->verify);
+	free(b->run_oks);
+	free(b->run_fails);
 	free(b->goods);
 	free(b->repo_path);
 	store_bisection_release(&b->rec);
@@ -340,10 +342,22 @@ bisection_feed(struct bisection *b, uint32_t commit,
     struct bd_error *err)
 {
 	double *v = NULL, value;
-	size_t i, nv = 0;
+	size_t i, nv = 0, at = commit == ENGINE_GOOD ? b->g.n : commit;
 	int rc;
 
+	if (b->run_oks == NULL) {
+		b->run_oks = xcalloc(b->g.n + 1, sizeof(*b->run_oks));
+		b->run_fails = xcalloc(b->g.n + 1, sizeof(*b->run_fails));
+	}
+	if (at > b->g.n)
+		return bd_error_set(err, -EINVAL, "no commit %u", commit);
 	if (state == STORE_RUN_SKIPPED) {
+		/* One failure is worth another try: flaky boots happen. */
+		if (++b->run_fails[at] < 2 ||
+		    b->run_fails[at] <= b->run_oks[at]) {
+			engine_probe_dropped(&b->e, commit);
+			return 0;
+		}
 		if (commit == ENGINE_GOOD || commit == b->g.n - 1)
 			return bd_error_set(err, -ENOEXEC, "the %s endpoint "
 			    "cannot be built or run", commit == ENGINE_GOOD ?
@@ -352,6 +366,7 @@ bisection_feed(struct bisection *b, uint32_t commit,
 	}
 	if (state != STORE_RUN_DONE)
 		return 0;
+	b->run_oks[at]++;
 	/*
 	 * The run is the unit: its values of the metric (LKP: one per
 	 * iteration, all from one boot) are one sample, their aggregate.

@@ -49,7 +49,11 @@ struct bisection_probe {
 	struct backend_run	*job;		/* NULL once it ended */
 	/* The configuration its job points into, held until the probe ends. */
 	struct config_hold	*cfg_hold;
-	int64_t			 started_ms;
+	int64_t			 started_ms;	/* submitted, then started */
+	int			 started;	/* a host works on it */
+	int			 phase;		/* enum step_phase; -1: waiting */
+	int64_t			 phase_ms;	/* when that phase began */
+	char			 phase_host[64];
 	int			 recorded;	/* a result reached the store */
 	struct bisection	*b;
 	TAILQ_ENTRY(bisection_probe) entry;
@@ -84,6 +88,13 @@ struct bisection {
 						   run as one sample */
 	double			 run_ms_sum;	/* for the time estimate */
 	unsigned		 run_ms_n;
+	/* Per commit (index g.n: the good side), runs that gave a result
+	 * and runs that failed, in finish order: a commit is skipped only
+	 * once it failed twice and more often than it succeeded. */
+	unsigned		*run_oks, *run_fails;
+	/* Attempts that gave no sample (failed, timed out, asked for a
+	 * retry) against the benchmark's retry_budget, and the last why. */
+	unsigned		 failures;
 	struct verify		*verify;	/* owned; NULL until a culprit */
 	/* Loading on the thread pool. */
 	uv_work_t		 work;

@@ -6,12 +6,24 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "common/xmalloc.h"
 #include "daemon/bisection.h"
 #include "daemon/sched.h"
+#include "daemon/sched_int.h"
 #include "daemon/verify.h"
 #include "remote/backend.h"
+
+/* The wall clock the store's times are in, for the elapsed time. */
+static int64_t
+bisection_now_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_REALTIME, &ts);
+	return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
 
 static const char *
 bisection_phase_name(const struct bisection *b, const struct engine_status *es)
@@ -168,12 +180,26 @@ bisection_status_json(struct bisection *b, struct store *st,
 	fl = json_array();
 	TAILQ_FOREACH(p, &b->probes, entry) {
 		const char *host = p->job ? backend_where(p->job) : NULL;
+		json_t *f;
 
-		json_array_append_new(fl, json_pack("{s:I, s:s, s:o}",
+		/* Where the work is now: the build host while it builds. */
+		if (p->phase >= 0 && p->phase_host[0] != '\0')
+			host = p->phase_host;
+		f = json_pack("{s:I, s:s, s:o}",
 		    "run", (json_int_t)p->run, "commit", p->sha,
-		    "host", host ? json_string(host) : json_null()));
+		    "host", host ? json_string(host) : json_null());
+		json_object_set_new(f, "phase", p->phase >= 0 ? json_string(
+		    step_phase_name((enum step_phase)p->phase)) :
+		    json_null());
+		if (p->phase >= 0 && b->s != NULL)
+			json_object_set_new(f, "phase_seconds", json_integer(
+			    (sched_clock_ms(b->s) - p->phase_ms) / 1000));
+		json_array_append_new(fl, f);
 	}
 	json_object_set_new(o, "in_flight", fl);
+	json_object_set_new(o, "elapsed_seconds", json_integer(
+	    ((b->phase == BISECTION_FINISHED ? b->rec.updated_ms :
+	    bisection_now_ms()) - b->rec.created_ms) / 1000));
 	/* A sweep's bisection says which sweep and how much it reused. */
 	if (b->rec.origin != NULL) {
 		json_t *origin = json_loads(b->rec.origin, 0, NULL);

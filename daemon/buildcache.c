@@ -29,6 +29,8 @@ buildcache_lookup(void *arg, const struct cache_key *k, struct cache_hit *hit)
 	if (rc == 0 && b.state == STORE_BUILD_OK && b.host != NULL) {
 		hit->host = xstrdup(b.host);
 		hit->artifact = xstrdup(b.artifact ? b.artifact : "");
+		hit->sha256 = b.checksum != NULL && b.checksum[0] != '\0' ?
+		    xstrdup(b.checksum) : NULL;
 	} else {
 		if (rc < 0 && rc != -ENOENT)
 			log_warnx("build cache lookup: %s", err.msg);

@@ -223,6 +223,11 @@ cmd_host_json(struct cmd_ctx *ctx, const struct config_host *h)
 		    json_integer(hi.infra_failures));
 		cmd_put(ctx, o, "leased", json_boolean(hi.leased));
 		cmd_put(ctx, o, "last_error", json_string(hi.last_error));
+		cmd_put(ctx, o, "receives", hi.receives ?
+		    json_string(hi.receives) : json_null());
+		cmd_put(ctx, o, "copy_failures",
+		    json_integer(hi.copy_failures));
+		cmd_put(ctx, o, "copy_error", json_string(hi.copy_error));
 	}
 	return o;
 }

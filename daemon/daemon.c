@@ -242,6 +242,37 @@ daemon_start_loop(struct daemon *d, int fd, struct bd_error *err)
 	return 0;
 }
 
+/* Each build_inputs file must be a file bisectd can read. */
+static int
+daemon_check_inputs(const struct config *cfg, struct bd_error *err)
+{
+	const struct config_benchmark *b;
+	char *copy, *word, *save = NULL;
+	struct stat st;
+	size_t i;
+	int rc = 0;
+
+	for (i = 0; i < cfg->nbenchmarks && rc == 0; i++) {
+		b = &cfg->benchmarks[i];
+		if (b->build_inputs == NULL)
+			continue;
+		copy = xstrdup(b->build_inputs);
+		for (word = strtok_r(copy, " ", &save); word != NULL &&
+		    rc == 0; word = strtok_r(NULL, " ", &save)) {
+			if (access(word, R_OK) != 0)
+				rc = bd_error_set(err, -errno, "%s: [benchmark "
+				    "%s] build_inputs: %s: %s", cfg->path,
+				    b->name, word, strerror(errno));
+			else if (stat(word, &st) == 0 && !S_ISREG(st.st_mode))
+				rc = bd_error_set(err, -EINVAL, "%s: [benchmark "
+				    "%s] build_inputs: %s is not a file",
+				    cfg->path, b->name, word);
+		}
+		free(copy);
+	}
+	return rc;
+}
+
 /*
  * What startup would refuse that the file's syntax cannot show, so that
  * `bisectd -n` and a start agree: that the operators groups and the
@@ -258,6 +289,8 @@ daemon_config_check(const struct config *cfg, struct bd_error *err)
 
 	if ((rc = perm_check(cfg->daemon.operators, &perr)) < 0)
 		return bd_error_set(err, rc, "%s: %s", cfg->path, perr.msg);
+	if ((rc = daemon_check_inputs(cfg, err)) < 0)
+		return rc;
 	if (group == NULL)
 		return 0;
 	rc = getgrnam_r(group, &gr, buf, sizeof(buf), &grp);

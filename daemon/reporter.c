@@ -116,8 +116,11 @@ rd_run_time(void *arg, const struct store_run *r)
 {
 	struct reporter_data *rd = arg;
 
-	if (r->finished_ms > r->queued_ms)
-		rd->machine_s += (double)(r->finished_ms - r->queued_ms) / 1e3;
+	int64_t start = r->started_ms > 0 ? r->started_ms : r->finished_ms;
+
+	/* A host's time: from the run's start, not from its queueing. */
+	if (r->finished_ms > start)
+		rd->machine_s += (double)(r->finished_ms - start) / 1e3;
 	return 0;
 }
 

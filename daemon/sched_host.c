@@ -44,6 +44,10 @@ sched_host_changed(void *arg, const struct pool_host_info *info)
 	struct bd_error err;
 	size_t i;
 
+	if (info->copy_failed)
+		log_warnx("host %s: an artifact copy to it failed (%u so far, "
+		    "over %s): %s", info->name, info->copy_failures,
+		    info->receives, info->copy_error);
 	store_host_init(&h);
 	h.name = info->name;
 	h.group = info->group;

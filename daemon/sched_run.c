@@ -50,6 +50,33 @@ sched_log_dir(struct sched *s, int64_t id)
 	return dir;
 }
 
+/*
+ * A step's phase began on host: the first is the run's start, stored
+ * (state running, started_ms) when it happens, so that the store, the
+ * status and the measured durations tell the truth.
+ */
+static void
+sched_job_progress(void *arg, enum step_phase phase, const char *host)
+{
+	struct bisection_probe *p = arg;
+	struct sched *s = p->b->s;
+	struct bd_error err;
+
+	if (!p->started) {
+		p->started = 1;
+		p->started_ms = sched_clock_ms(s);
+		if (store_run_start(sched_store(s), p->run, host, &err) < 0 &&
+		    err.code != -EALREADY)
+			log_debug("run %" PRId64 ": %s", p->run, err.msg);
+	}
+	p->phase = (int)phase;
+	p->phase_ms = sched_clock_ms(s);
+	snprintf(p->phase_host, sizeof(p->phase_host), "%s", host);
+	sched_emit(s, "phase", json_pack("{s:I, s:I, s:s, s:s, s:s}",
+	    "bisection", (json_int_t)p->b->id, "run", (json_int_t)p->run,
+	    "commit", p->sha, "host", host, "phase", step_phase_name(phase)));
+}
+
 /* A lab accepted the run's job: stored before it is followed. */
 static void
 sched_job_lab(void *arg, const char *lab, const char *job)
@@ -88,6 +115,7 @@ sched_submit(struct sched *s, struct bisection *b, int64_t run,
 	p->commit = commit;
 	p->b = b;
 	p->started_ms = sched_clock_ms(s);
+	p->phase = -1;
 	snprintf(p->sha, sizeof(p->sha), "%s", sha);
 	snprintf(run_id, sizeof(run_id), "%" PRId64, run);
 	logdir = sched_log_dir(s, b->id);
@@ -100,6 +128,7 @@ sched_submit(struct sched *s, struct bisection *b, int64_t run,
 	spec.cache = &s->cache;
 	spec.record = sched_job_record;
 	spec.job = sched_job_lab;
+	spec.progress = sched_job_progress;
 	spec.arg = p;
 	spec.resumed = resumed;
 	if (resumed && store_lab_job_get(sched_store(s), run, &lab_job,
@@ -482,6 +511,36 @@ out:
 	free(timings);
 }
 
+/*
+ * Charges a probe's failed attempts (failed, timed out, asked for a retry,
+ * lost its host) to the bisection's retry budget; a spent budget ends the
+ * bisection failed with the last reason, so a hung or always failing
+ * benchmark neither loops nor wears the hosts out.
+ */
+static void
+sched_charge(struct sched *s, struct bisection *b,
+    const struct step_result *last, unsigned attempts)
+{
+	const struct config_benchmark *bench = sched_bench(s, b);
+	unsigned failed = attempts, budget;
+	char *why;
+
+	if (last->outcome == STEP_OK || last->outcome == STEP_CANCELLED)
+		failed = attempts > 0 ? attempts - 1 : 0;
+	b->failures += failed;
+	budget = bench != NULL && bench->retry_budget ? bench->retry_budget :
+	    12;
+	if (failed == 0 || b->failures < budget || !b->engine_ready ||
+	    b->phase != BISECTION_ACTIVE)
+		return;
+	xasprintf(&why, "%u runs failed, timed out or asked for a retry "
+	    "(retry_budget %u); the last: %s", b->failures, budget,
+	    last->err.msg);
+	sched_fail(s, b, why);
+	sched_end_probes(b);
+	free(why);
+}
+
 /* Ends a probe: unrecorded runs are infrastructure failures or cancels. */
 static void
 sched_job_done(void *arg, const struct step_result *last, unsigned attempts)
@@ -494,6 +553,8 @@ sched_job_done(void *arg, const struct step_result *last, unsigned attempts)
 	int extra;
 
 	p->job = NULL;
+	if (!s->stopping && p->commit != BISECTION_EXTRA)
+		sched_charge(s, b, last, attempts);
 	memset(&res, 0, sizeof(res));
 	if (!p->recorded && !s->stopping) {
 		res.state = last->outcome == STEP_CANCELLED ?

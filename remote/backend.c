@@ -75,6 +75,8 @@ backend_ssh_submit(struct backend *be, const struct backend_spec *spec,
 	js.build_only = b->build_only;
 	js.record = backend_ssh_record;
 	js.record_arg = sr;
+	js.progress = spec->progress;
+	js.progress_arg = spec->arg;
 	*out = &sr->base;
 	if ((rc = job_submit(b->q, &js, backend_ssh_done, sr, &sr->job,
 	    err)) < 0) {

@@ -52,7 +52,11 @@ struct backend_spec {
 	const char	*build_host;
 	backend_record_cb *record;
 	backend_job_cb	*job;
-	void		*arg;			/* of record and job */
+	/* SSH: a step's phase starts its work on host (see step.h); the
+	 * first call is the run's start.  May be NULL. */
+	void		(*progress)(void *arg, enum step_phase phase,
+			    const char *host);
+	void		*arg;			/* of record, job, progress */
 };
 
 struct backend;

@@ -1,4 +1,5 @@
 #include <errno.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -8,7 +9,7 @@
 struct cache_mem_entry {
 	char			*group, *benchmark, *commit;
 	uint64_t		 config;
-	char			*host, *artifact;
+	char			*host, *artifact, *sha256;
 	struct cache_mem_entry	*next;
 };
 
@@ -30,14 +31,52 @@ cache_fnv(uint64_t h, const char *s)
 	return h * 0x100000001b3ULL;
 }
 
-/* What the build step produces depends only on these two templates. */
+/*
+ * FNV-1a over a file's bytes; a file that cannot be read hashes as its
+ * error, so it can neither hit an old build nor be mistaken for empty.
+ */
+static uint64_t
+cache_fnv_file(uint64_t h, const char *path)
+{
+	unsigned char buf[8192];
+	size_t n, i;
+	FILE *f;
+
+	h = cache_fnv(h, path);
+	if ((f = fopen(path, "rb")) == NULL)
+		return cache_fnv(h, strerror(errno));
+	while ((n = fread(buf, 1, sizeof(buf), f)) > 0)
+		for (i = 0; i < n; i++) {
+			h ^= buf[i];
+			h *= 0x100000001b3ULL;
+		}
+	if (ferror(f))
+		h = cache_fnv(h, "read error");
+	fclose(f);
+	return cache_fnv(h, "");
+}
+
+/*
+ * What the build step produces depends on its two templates and on the
+ * contents of the build_inputs files (read at every key: they are small,
+ * and an edit must count from the next build on).
+ */
 uint64_t
 cache_config_hash(const struct config_benchmark *b)
 {
 	uint64_t h = 0xcbf29ce484222325ULL;
+	char *copy, *word, *save = NULL;
 
 	h = cache_fnv(h, b->build);
-	return cache_fnv(h, b->artifact);
+	h = cache_fnv(h, b->artifact);
+	if (b->build_inputs == NULL)
+		return h;
+	copy = xstrdup(b->build_inputs);
+	for (word = strtok_r(copy, " ", &save); word != NULL;
+	    word = strtok_r(NULL, " ", &save))
+		h = cache_fnv_file(h, word);
+	free(copy);
+	return h;
 }
 
 /* The key names the build, not the run: no host, no run id. */
@@ -56,7 +95,7 @@ int
 cache_lookup(const struct cache *c, const struct cache_key *k,
     struct cache_hit *hit)
 {
-	hit->host = hit->artifact = NULL;
+	hit->host = hit->artifact = hit->sha256 = NULL;
 	if (c == NULL || c->ops == NULL)
 		return -ENOENT;
 	return c->ops->lookup(c->arg, k, hit);
@@ -98,7 +137,8 @@ cache_hit_release(struct cache_hit *hit)
 {
 	free(hit->host);
 	free(hit->artifact);
-	hit->host = hit->artifact = NULL;
+	free(hit->sha256);
+	hit->host = hit->artifact = hit->sha256 = NULL;
 }
 
 /* Returns the link pointing at the entry, or at the list end. */
@@ -127,6 +167,7 @@ cache_mem_lookup(void *arg, const struct cache_key *k, struct cache_hit *hit)
 		return -ENOENT;
 	hit->host = xstrdup(e->host);
 	hit->artifact = xstrdup(e->artifact);
+	hit->sha256 = e->sha256 ? xstrdup(e->sha256) : NULL;
 	return 0;
 }
 
@@ -139,6 +180,7 @@ cache_mem_entry_free(struct cache_mem_entry *e)
 	free(e->commit);
 	free(e->host);
 	free(e->artifact);
+	free(e->sha256);
 	free(e);
 }
 
@@ -175,11 +217,23 @@ cache_mem_store(void *arg, const struct cache_key *k, const char *host,
 	return 0;
 }
 
+/* The checksum joins the entry of its key, if there is one. */
+static void
+cache_mem_checksum(void *arg, const struct cache_key *k, const char *sha256)
+{
+	struct cache_mem_entry *e = *cache_mem_find(arg, k);
+
+	if (e == NULL)
+		return;
+	free(e->sha256);
+	e->sha256 = xstrdup(sha256);
+}
+
 static const struct cache_ops cache_mem_ops = {
 	cache_mem_lookup,
 	cache_mem_store,
 	cache_mem_forget,
-	NULL,	/* no checksums in memory */
+	cache_mem_checksum,
 };
 
 /* An empty cache; cache_mem_free() releases it. */

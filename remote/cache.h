@@ -27,6 +27,7 @@ struct cache_key {
 struct cache_hit {
 	char	*host;
 	char	*artifact;	/* "" when the build names no artifact */
+	char	*sha256;	/* the kept artifact's, hex; NULL: not known */
 };
 
 struct cache_ops {

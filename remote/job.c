@@ -15,14 +15,18 @@ struct job {
 	struct pool_host	*exclude[16];
 	size_t			 nexclude;
 	struct pool_host	*test, *build;
+	struct pool_host	*avoid;		/* asked to retry: elsewhere */
 	struct step		*step;
 	int			 cancelled;
+	int			 building;	/* builds its commit now */
 	struct job		*next;		/* in the waiting queue */
+	struct job		*rnext;		/* in the running list */
 };
 
 struct job_queue {
 	struct pool		*pool;
 	struct job		*head, *tail;
+	struct job		*run_head;	/* jobs with a step */
 	size_t			 running;
 	uv_timer_t		 timer;		/* deferred dispatch */
 	pool_avail_cb		*avail;
@@ -142,6 +146,64 @@ job_unqueue(struct job_queue *q, struct job *j)
 	}
 }
 
+/* A job with a step joins the running list, where builds are found. */
+static void
+job_running_add(struct job_queue *q, struct job *j)
+{
+	j->rnext = q->run_head;
+	q->run_head = j;
+	q->running++;
+}
+
+/* Leaves the running list once its step has ended. */
+static void
+job_running_del(struct job_queue *q, struct job *j)
+{
+	struct job **pp;
+
+	for (pp = &q->run_head; *pp != NULL; pp = &(*pp)->rnext)
+		if (*pp == j) {
+			*pp = j->rnext;
+			break;
+		}
+	j->rnext = NULL;
+	j->building = 0;
+	q->running--;
+}
+
+/*
+ * Whether another job builds j's commit for the same group and build
+ * configuration now: j then waits for that build instead of starting a
+ * second one, and takes the cached artifact when it is done.
+ */
+static int
+job_build_running(const struct job *j)
+{
+	const struct job *o;
+
+	for (o = j->q->run_head; o != NULL; o = o->rnext)
+		if (o != j && o->building &&
+		    strcmp(o->commit, j->commit) == 0 &&
+		    strcmp(o->group, j->group) == 0 &&
+		    strcmp(o->spec.bench->name, j->spec.bench->name) == 0 &&
+		    cache_config_hash(o->spec.bench) ==
+		    cache_config_hash(j->spec.bench))
+			return 1;
+	return 0;
+}
+
+/* The build of the job's commit is over: waiting runs may take it. */
+static void
+job_on_built(void *arg)
+{
+	struct job *j = arg;
+
+	if (j->building) {
+		j->building = 0;
+		job_soon(j->q);
+	}
+}
+
 /* Ends a job that never ran (or cannot run again) with a message. */
 static void
 job_end(struct job *j, enum step_outcome o, const char *msg)
@@ -163,6 +225,11 @@ job_host_outcome(const struct step_result *r, struct pool_host *h)
 {
 	if (!step_outcome_retryable(r->outcome))
 		return r->outcome;
+	/* A benchmark that hangs or asks for a retry is no fault of the
+	 * host: the retry budgets bound it, not quarantine. */
+	if (r->outcome == STEP_RETRY || (r->outcome == STEP_TIMEOUT &&
+	    r->phase >= STEP_PHASE_RUN))
+		return STEP_CANCELLED;
 	if (r->host == NULL ||
 	    strcmp(r->host, pool_host_config(h)->name) == 0)
 		return r->outcome;
@@ -195,7 +262,10 @@ job_on_step(void *arg, const struct step_result *r)
 	const char *host = pool_host_config(j->test)->name;
 
 	j->step = NULL;
-	q->running--;
+	job_running_del(q, j);
+	if (r->copied)
+		pool_note_copy(q->pool, j->test, r->copy_via_exec,
+		    r->copy_failed, r->err.msg);
 	pool_release(q->pool, j->test, job_host_outcome(r, j->test),
 	    r->err.msg);
 	if (j->build != NULL && j->build != j->test)
@@ -205,7 +275,10 @@ job_on_step(void *arg, const struct step_result *r)
 	if (step_outcome_retryable(r->outcome) && !j->cancelled &&
 	    j->attempts < j->spec.max_attempts &&
 	    j->nexclude < sizeof(j->exclude) / sizeof(j->exclude[0])) {
-		j->exclude[j->nexclude++] = blamed;
+		if (r->outcome == STEP_RETRY)
+			j->avoid = blamed;
+		else
+			j->exclude[j->nexclude++] = blamed;
 		job_enqueue(q, j, 1);
 		return;
 	}
@@ -232,9 +305,32 @@ job_usable(const struct job *j, const struct pool_host *h)
 }
 
 /*
+ * Leases a host of the group with roles, avoiding the host a run asked to
+ * leave when another could serve (it is taken when it is the only one).
+ */
+static int
+job_lease_one(struct job *j, unsigned roles, struct pool_host **out)
+{
+	struct pool_host *ex[sizeof(j->exclude) / sizeof(j->exclude[0]) + 1];
+	int rc;
+
+	if (j->avoid != NULL) {
+		memcpy(ex, j->exclude, j->nexclude * sizeof(ex[0]));
+		ex[j->nexclude] = j->avoid;
+		rc = pool_lease(j->q->pool, j->group, roles, ex,
+		    j->nexclude + 1, out);
+		if (rc != -ENOENT)
+			return rc;
+	}
+	return pool_lease(j->q->pool, j->group, roles, j->exclude,
+	    j->nexclude, out);
+}
+
+/*
  * Leases what the job needs: a test host, plus a build host when the
  * commit is not cached and the test host cannot build.  Returns 0 when
- * leased, -EBUSY to keep waiting, -ENOENT when the group cannot serve.
+ * leased, -EBUSY to keep waiting (also while another job builds the
+ * commit), -ENOENT when the group cannot serve.
  */
 static int
 job_lease(struct job *j, struct cache_hit *hit, struct pool_host **cached)
@@ -246,35 +342,39 @@ job_lease(struct job *j, struct cache_hit *hit, struct pool_host **cached)
 	int rc, need_build;
 
 	*cached = NULL;
-	hit->host = hit->artifact = NULL;
+	hit->host = hit->artifact = hit->sha256 = NULL;
 	if (j->spec.build_only) {
-		rc = pool_lease(p, j->group, CONFIG_ROLE_BUILD, j->exclude,
-		    j->nexclude, &j->test);
+		rc = job_lease_one(j, CONFIG_ROLE_BUILD, &j->test);
 		j->build = j->test;
 		return rc;
 	}
 	cache_key_init(&k, j->group, b, j->commit);
 	if (b->build != NULL && cache_lookup(j->spec.cache, &k, hit) == 0) {
 		*cached = pool_find(p, hit->host);
-		if (*cached == NULL || !job_usable(j, *cached)) {
+		/* An artifact without a recorded hash cannot be checked. */
+		if (*cached == NULL || !job_usable(j, *cached) ||
+		    (b->artifact != NULL && hit->sha256 == NULL)) {
 			*cached = NULL;
 			cache_hit_release(hit);
 		}
 	}
 	need_build = *cached == NULL && b->build != NULL;
+	if (need_build && job_build_running(j))
+		return -EBUSY;
 	if (need_build && b->artifact == NULL)
 		roles |= CONFIG_ROLE_BUILD;	/* nothing to relay */
-	rc = pool_lease(p, j->group, roles, j->exclude, j->nexclude, &j->test);
+	rc = job_lease_one(j, roles, &j->test);
 	if (rc != 0)
 		goto fail;
 	j->build = j->test;
+	j->building = need_build;
 	if (need_build &&
 	    !(pool_host_config(j->test)->roles & CONFIG_ROLE_BUILD)) {
-		rc = pool_lease(p, j->group, CONFIG_ROLE_BUILD, j->exclude,
-		    j->nexclude, &j->build);
+		rc = job_lease_one(j, CONFIG_ROLE_BUILD, &j->build);
 		if (rc != 0) {
 			pool_unlease(j->test);
 			j->test = j->build = NULL;
+			j->building = 0;
 			goto fail;
 		}
 	}
@@ -306,17 +406,22 @@ job_run(struct job *j, struct cache_hit *hit, struct pool_host *cached)
 		s.cached.cfg = pool_host_config(cached);
 		s.cached.conn = pool_host_conn(cached);
 		s.cached_artifact = hit->artifact;
+		s.cached_sha256 = hit->sha256;
 	}
 	s.cache = j->spec.cache;
 	s.connect_wait_ms = j->spec.connect_wait_ms;
 	s.kill_grace_ms = j->spec.kill_grace_ms;
 	s.boot_retry_ms = j->spec.boot_retry_ms;
 	s.build_only = j->spec.build_only;
+	s.built = job_on_built;
+	s.built_arg = j;
+	s.phase_cb = j->spec.progress;
+	s.phase_arg = j->spec.progress_arg;
 	j->attempts++;
-	j->q->running++;
+	job_running_add(j->q, j);
 	if (step_start(pool_loop(j->q->pool), &s, job_on_step, j, &j->step,
 	    &err) != 0) {
-		j->q->running--;
+		job_running_del(j->q, j);
 		pool_release(j->q->pool, j->test, STEP_CANCELLED, NULL);
 		if (j->build != j->test)
 			pool_release(j->q->pool, j->build, STEP_CANCELLED,

@@ -45,6 +45,10 @@ struct job_spec {
 	bool		 build_only;
 	job_record_cb	*record;
 	void		*record_arg;
+	/* Each attempt's phases as they start (step_spec.phase_cb). */
+	void		(*progress)(void *arg, enum step_phase phase,
+			    const char *host);
+	void		*progress_arg;
 };
 
 struct job_queue;

@@ -19,6 +19,10 @@ struct pool_host {
 	bool			 probing;
 	struct ssh_waiter	 waiter;
 	char			 last_error[BD_ERROR_MAX];
+	const char		*receives;	/* "sftp", "exec"; NULL: no copy yet */
+	unsigned		 copy_failures;
+	bool			 copy_failed;	/* only while telling it */
+	char			 copy_error[BD_ERROR_MAX];
 };
 
 struct pool {
@@ -253,6 +257,35 @@ pool_info(const struct pool *p, size_t i, struct pool_host_info *out)
 	out->infra_failures = h->failures;
 	out->leased = h->leased;
 	out->last_error = h->last_error;
+	out->receives = h->receives;
+	out->copy_failures = h->copy_failures;
+	out->copy_failed = h->copy_failed;
+	out->copy_error = h->copy_error;
+}
+
+/*
+ * How an artifact copy to h went: the way it takes ("sftp", "exec") and,
+ * for a failure, the count and why; the change callback hears a failure
+ * while copy_failed is set, so the daemon can log it.
+ */
+void
+pool_note_copy(struct pool *p, struct pool_host *h, bool via_exec,
+    bool failed, const char *why)
+{
+	const char *way = via_exec ? "exec" : "sftp";
+
+	(void)p;
+	if (!failed && h->receives == way)
+		return;
+	h->receives = way;
+	if (failed) {
+		h->copy_failures++;
+		snprintf(h->copy_error, sizeof(h->copy_error), "%s",
+		    why ? why : "");
+		h->copy_failed = true;
+	}
+	pool_changed(h);
+	h->copy_failed = false;
 }
 
 /* Hosts a job failed on are not leased to it again. */

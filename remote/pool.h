@@ -48,6 +48,13 @@ struct pool_host_info {
 	unsigned		 infra_failures;	/* in a row */
 	bool			 leased;
 	const char		*last_error;	/* "" when none */
+	/* How artifacts reach the host: "sftp", "exec" (its sshd has no
+	 * SFTP), NULL before the first copy; copies that failed, the last
+	 * one's why, and whether this change is such a failure. */
+	const char		*receives;
+	unsigned		 copy_failures;
+	bool			 copy_failed;
+	const char		*copy_error;	/* "" when none */
 };
 
 /* Told when a host may have become available (released, back up). */
@@ -76,6 +83,9 @@ int	 pool_restore(struct pool *p, const char *name, enum pool_health h,
 uv_loop_t *pool_loop(const struct pool *p);
 struct pool_host *pool_find(struct pool *p, const char *name);
 size_t	 pool_count(const struct pool *p);
+/* An artifact copy to h ended (see struct pool_host_info). */
+void	 pool_note_copy(struct pool *p, struct pool_host *h, bool via_exec,
+	    bool failed, const char *why);
 void	 pool_info(const struct pool *p, size_t i, struct pool_host_info *out);
 /*
  * The words of enum pool_health, the only list of host health words.

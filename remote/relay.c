@@ -41,6 +41,10 @@ struct relay_side {
 	struct ssh_op		 op;
 	LIBSSH2_SFTP		*sftp;
 	LIBSSH2_SFTP_HANDLE	*h;
+	/* A host without SFTP: cat on an exec channel instead. */
+	int			 via_exec;
+	LIBSSH2_CHANNEL		*ch;
+	int			 ch_step;	/* how far the close got */
 	enum relay_phase	 phase;
 	char			*path;
 	int			 active;
@@ -96,6 +100,7 @@ relay_on_report(uv_timer_t *t)
 	ssh_op_detach(&r->side[0].op);
 	ssh_op_detach(&r->side[1].op);
 	r->res.data = r->data;
+	r->res.via_exec = r->side[r->fetch ? RELAY_SRC : RELAY_DST].via_exec;
 	r->cb(r->arg, &r->res);
 	uv_close((uv_handle_t *)&r->timer, relay_freed);
 }
@@ -183,9 +188,106 @@ relay_side_fail(struct relay_side *sd, int rc, const char *what)
 		return SSH_PUMP_WAIT;	/* lost() follows */
 	} else
 		relay_fail(sd->r, sd->id, 1, &err);
-	sd->phase = sd->h != NULL ? SP_CLOSE : sd->sftp != NULL ?
-	    SP_SHUTDOWN : SP_DONE;
+	sd->phase = sd->h != NULL || sd->ch != NULL ? SP_CLOSE :
+	    sd->sftp != NULL ? SP_SHUTDOWN : SP_DONE;
 	return SSH_PUMP_PROGRESS;
+}
+
+/* The exit code of the source's cat when the file is not there. */
+#define RELAY_EXIT_MISSING	66
+
+/*
+ * The command of an exec side: the source reads the file to stdout, the
+ * destination writes stdin to the part file, executable like an SFTP copy.
+ */
+static char *
+relay_cat_cmd(const struct relay_side *sd)
+{
+	char *q = quote_shell(sd->path), *cmd;
+
+	if (sd->id == RELAY_SRC)
+		xasprintf(&cmd, "[ -r %s ] || exit %d; cat < %s", q,
+		    RELAY_EXIT_MISSING, q);
+	else
+		xasprintf(&cmd, "cat > %s && chmod 0755 %s", q, q);
+	free(q);
+	return cmd;
+}
+
+/* Opens the exec channel and starts cat; EAGAIN resumes where it was. */
+static int
+relay_cat_start(struct relay_side *sd, LIBSSH2_SESSION *s)
+{
+	char *cmd;
+	int rc;
+
+	if (sd->ch == NULL) {
+		sd->ch = libssh2_channel_open_session(s);
+		if (sd->ch == NULL)
+			return libssh2_session_last_errno(s);
+	}
+	cmd = relay_cat_cmd(sd);
+	rc = libssh2_channel_exec(sd->ch, cmd);
+	free(cmd);
+	return rc;
+}
+
+/*
+ * Ends an exec side: the destination sends EOF and waits for cat to
+ * finish, then the channel closes and its exit status is judged.  Returns
+ * EAGAIN, 0, or a libssh2 error; *status gets the exit status.
+ */
+static int
+relay_cat_close(struct relay_side *sd, int *status)
+{
+	int rc = 0, clean = sd->id == RELAY_DST && !sd->r->failed;
+
+	switch (sd->ch_step) {
+	case 0:
+		if (clean && (rc = libssh2_channel_send_eof(sd->ch)) < 0)
+			return rc;
+		sd->ch_step = 1;
+		/* FALLTHROUGH */
+	case 1:
+		if (clean && (rc = libssh2_channel_wait_eof(sd->ch)) < 0)
+			return rc;
+		sd->ch_step = 2;
+		/* FALLTHROUGH */
+	case 2:
+		if ((rc = libssh2_channel_close(sd->ch)) < 0)
+			return rc;
+		sd->ch_step = 3;
+		/* FALLTHROUGH */
+	case 3:
+		if ((rc = libssh2_channel_wait_closed(sd->ch)) < 0)
+			return rc;
+		sd->ch_step = 4;
+		*status = libssh2_channel_get_exit_status(sd->ch);
+		/* FALLTHROUGH */
+	default:
+		if ((rc = libssh2_channel_free(sd->ch)) < 0)
+			return rc;
+		sd->ch = NULL;
+	}
+	return 0;
+}
+
+/* A cat that ended badly: the source's file is gone, or the write failed. */
+static void
+relay_cat_status(struct relay_side *sd, int status)
+{
+	struct bd_error err;
+
+	if (status == 0 || sd->r->failed)
+		return;
+	if (sd->id == RELAY_SRC && status == RELAY_EXIT_MISSING)
+		bd_error_set(&err, -ENOENT, "%s: reading %s: no such file "
+		    "(over exec)", ssh_name(sd->conn), sd->path);
+	else
+		bd_error_set(&err, -EIO, "%s: %s %s over exec: cat exited "
+		    "with status %d", ssh_name(sd->conn), sd->id == RELAY_SRC ?
+		    "reading" : "writing", sd->path, status);
+	relay_fail(sd->r, sd->id, 0, &err);
 }
 
 /* The source fills the one buffer only when the destination emptied it. */
@@ -198,7 +300,12 @@ relay_read(struct relay_side *sd)
 
 	if (!r->fetch && r->len > 0)
 		return SSH_PUMP_WAIT;
-	n = libssh2_sftp_read(sd->h, r->buf, RELAY_BUFSZ);
+	if (sd->via_exec) {
+		n = libssh2_channel_read(sd->ch, r->buf, RELAY_BUFSZ);
+		if (n == 0 && !libssh2_channel_eof(sd->ch))
+			return SSH_PUMP_AGAIN;
+	} else
+		n = libssh2_sftp_read(sd->h, r->buf, RELAY_BUFSZ);
 	if (n == LIBSSH2_ERROR_EAGAIN)
 		return SSH_PUMP_AGAIN;
 	if (n < 0)
@@ -238,7 +345,9 @@ relay_write(struct relay_side *sd)
 	ssize_t n;
 
 	if (r->off < r->len) {
-		n = libssh2_sftp_write(sd->h, r->buf + r->off,
+		n = sd->via_exec ? libssh2_channel_write(sd->ch,
+		    r->buf + r->off, r->len - r->off) :
+		    libssh2_sftp_write(sd->h, r->buf + r->off,
 		    r->len - r->off);
 		if (n == LIBSSH2_ERROR_EAGAIN)
 			return SSH_PUMP_AGAIN;
@@ -267,7 +376,7 @@ relay_pump(struct ssh_op *op, LIBSSH2_SESSION *s)
 	struct relay_side *sd = side_of(op);
 	struct relay *r = sd->r;
 	unsigned long flags;
-	int rc;
+	int rc, status = 0;
 
 	switch (sd->phase) {
 	case SP_CONNECT:
@@ -276,12 +385,28 @@ relay_pump(struct ssh_op *op, LIBSSH2_SESSION *s)
 			break;
 		if (!ssh_open_lock(sd->conn, op))
 			return SSH_PUMP_WAIT;
+		if (sd->via_exec) {
+			rc = relay_cat_start(sd, s);
+			if (rc == LIBSSH2_ERROR_EAGAIN)
+				return SSH_PUMP_AGAIN;
+			ssh_open_unlock(sd->conn, op);
+			if (rc != 0)
+				return relay_side_fail(sd, rc, "starting cat for");
+			sd->phase = SP_XFER;
+			return SSH_PUMP_PROGRESS;
+		}
 		sd->sftp = libssh2_sftp_init(s);
 		if (sd->sftp == NULL) {
 			rc = libssh2_session_last_errno(s);
 			if (rc == LIBSSH2_ERROR_EAGAIN)
 				return SSH_PUMP_AGAIN;
 			ssh_open_unlock(sd->conn, op);
+			/* No SFTP subsystem on the host: cat over exec. */
+			if (rc == LIBSSH2_ERROR_CHANNEL_REQUEST_DENIED ||
+			    rc == LIBSSH2_ERROR_CHANNEL_FAILURE) {
+				sd->via_exec = 1;
+				return SSH_PUMP_PROGRESS;
+			}
 			return relay_side_fail(sd, rc, "starting SFTP for");
 		}
 		ssh_open_unlock(sd->conn, op);
@@ -290,6 +415,10 @@ relay_pump(struct ssh_op *op, LIBSSH2_SESSION *s)
 	case SP_OPEN:
 		if (r->failed) {
 			sd->phase = SP_SHUTDOWN;
+			return SSH_PUMP_PROGRESS;
+		}
+		if (sd->via_exec) {
+			sd->phase = SP_XFER;
 			return SSH_PUMP_PROGRESS;
 		}
 		flags = sd->id == RELAY_SRC ? LIBSSH2_FXF_READ :
@@ -313,6 +442,18 @@ relay_pump(struct ssh_op *op, LIBSSH2_SESSION *s)
 		}
 		return sd->id == RELAY_SRC ? relay_read(sd) : relay_write(sd);
 	case SP_CLOSE:
+		if (sd->ch != NULL) {
+			rc = relay_cat_close(sd, &status);
+			if (rc == LIBSSH2_ERROR_EAGAIN)
+				return SSH_PUMP_AGAIN;
+			sd->phase = SP_DONE;
+			if (rc != 0) {
+				sd->ch = NULL;
+				return relay_side_fail(sd, rc, "closing");
+			}
+			relay_cat_status(sd, status);
+			break;
+		}
 		rc = libssh2_sftp_close_handle(sd->h);
 		if (rc == LIBSSH2_ERROR_EAGAIN)
 			return SSH_PUMP_AGAIN;
@@ -344,6 +485,7 @@ relay_lost(struct ssh_op *op, const struct bd_error *err)
 
 	sd->h = NULL;
 	sd->sftp = NULL;
+	sd->ch = NULL;
 	sd->active = 0;
 	relay_fail(sd->r, sd->id, 1, err);
 }

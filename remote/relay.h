@@ -1,5 +1,8 @@
 /*
  * Files between hosts over SFTP: the artifact relay and result files.
+ * A host whose sshd has no SFTP subsystem is served through cat on an
+ * exec channel instead ("cat < FILE" to read, "cat > PART" to write),
+ * with the same checksums and rename after it.
  *
  * relay_copy() streams a file from one host to another through one fixed
  * buffer (an SFTP read on the source, an SFTP write on the destination,
@@ -37,6 +40,9 @@ struct relay_result {
 	char		 sha256[65];	/* copy: the verified checksum */
 	const char	*data;		/* fetch: the file's bytes */
 	size_t		 len;
+	/* The host that received (fetch: sent) the bytes has no SFTP: they
+	 * went through cat on an exec channel. */
+	int		 via_exec;
 	struct bd_error	 err;
 };
 

@@ -15,6 +15,9 @@ struct step {
 	struct step_spec	 spec;		/* strings below are copies */
 	char			*commit, *run_id, *group, *log_dir;
 	char			*cached_artifact;
+	char			*sum;		/* sha256 of the kept artifact */
+	int			 rebuilt;	/* a stale copy was rebuilt once */
+	int			 told;		/* last phase told, -1: none */
 	step_done_cb		*cb;
 	void			*arg;
 	enum step_phase		 phase;
@@ -35,8 +38,39 @@ struct step {
 };
 
 static const char *const step_outcome_names[] = {
-	"ok", "failed", "infrastructure", "timeout", "cancelled",
+	"ok", "failed", "infrastructure", "timeout", "cancelled", "retry",
 };
+
+/* The exit codes of the keep script below; 75 is the run's contract. */
+#define STEP_EXIT_MISMATCH	65
+#define STEP_EXIT_MISSING	66
+#define STEP_EXIT_TEMPFAIL	75
+#define STEP_KEEP_DIR		".bisectd/artifacts"
+
+/*
+ * Keeps file F under D named by its sha256 (checked against E first when E
+ * is not empty), marks it used and drops all but the N most recently used;
+ * then, when O is not empty, puts those bytes at O (where install and run
+ * find {artifact}, next to whatever else the build left there).  Kept
+ * names are hex digits only, so the loop reads them safely.
+ */
+#define STEP_KEEP_SCRIPT \
+    "set -e; f=%s; d=%s; e=%s; n=%u; o=%s; " \
+    "test -f \"$f\" || exit 66; " \
+    "s=$(sha256sum < \"$f\" | cut -c1-64); " \
+    "if [ -n \"$e\" ] && [ \"$s\" != \"$e\" ]; then " \
+    "echo \"$s\"; exit 65; fi; " \
+    "mkdir -p -- \"$d\"; " \
+    "if [ \"$f\" != \"$d/$s\" ]; then t=\"$d/.$s.$$\"; " \
+    "cp -- \"$f\" \"$t\"; mv -f -- \"$t\" \"$d/$s\"; fi; " \
+    "touch -- \"$d/$s\"; " \
+    "ls -t \"$d\" | tail -n +$((n + 1)) | " \
+    "while read -r x; do rm -f -- \"$d/$x\"; done; " \
+    "if [ -n \"$o\" ] && [ \"$o\" != \"$f\" ]; then " \
+    "mkdir -p -- \"$(dirname -- \"$o\")\"; " \
+    "cp -- \"$d/$s\" \"$o.bisectd-part\"; " \
+    "mv -f -- \"$o.bisectd-part\" \"$o\"; fi; " \
+    "echo \"$s\""
 
 static const char *const step_phase_names[] = {
 	"build", "relay", "install", "reboot", "boot", "run", "collect",
@@ -44,6 +78,10 @@ static const char *const step_phase_names[] = {
 };
 
 static void	step_next(struct step *);
+static void	step_built(struct step *);
+static void	step_build(struct step *);
+static int	step_artifact(struct step *, const struct step_host *,
+		    char **, struct bd_error *);
 
 /* Names for logs, events and the store. */
 const char *
@@ -65,7 +103,7 @@ step_phase_name(enum step_phase p)
 bool
 step_outcome_retryable(enum step_outcome o)
 {
-	return o == STEP_INFRA || o == STEP_TIMEOUT;
+	return o == STEP_INFRA || o == STEP_TIMEOUT || o == STEP_RETRY;
 }
 
 /* The timer is closed: the step can go. */
@@ -79,6 +117,7 @@ step_freed(uv_handle_t *h)
 	free(s->group);
 	free(s->log_dir);
 	free(s->cached_artifact);
+	free(s->sum);
 	free(s->art_build);
 	free(s->art_test);
 	free(s->tail);
@@ -102,6 +141,7 @@ step_finish(struct step *s, enum step_outcome o, const char *host,
 	if (s->finished)
 		return;
 	s->finished = 1;
+	step_built(s);
 	s->res.outcome = s->cancelled && o != STEP_OK ? STEP_CANCELLED : o;
 	s->res.phase = s->phase;
 	s->res.host = host;
@@ -167,6 +207,12 @@ step_judge(struct step *s, const struct step_host *h,
 	case EXEC_EXITED:
 		if (r->exit_code == 0)
 			return 0;
+		if (r->exit_code == STEP_EXIT_TEMPFAIL &&
+		    s->phase == STEP_PHASE_RUN) {
+			step_finish(s, STEP_RETRY, h->cfg->name, "%s on %s %s: "
+			    "asks to be tried again", what, h->cfg->name, how);
+			break;
+		}
 		/* FALLTHROUGH */
 	case EXEC_SIGNALED:
 		step_finish(s, STEP_FAILED, NULL, "%s on %s %s", what,
@@ -189,6 +235,16 @@ step_judge(struct step *s, const struct step_host *h,
 	return -1;
 }
 
+/* Tells the caller once per phase that it works now, and where. */
+static void
+step_tell(struct step *s, const struct step_host *h)
+{
+	if (s->spec.phase_cb == NULL || s->told == (int)s->phase)
+		return;
+	s->told = (int)s->phase;
+	s->spec.phase_cb(s->spec.phase_arg, s->phase, h->cfg->name);
+}
+
 /* Starts cmd on h in its workdir; done continues the pipeline. */
 static void
 step_exec(struct step *s, const struct step_host *h, char *cmd,
@@ -197,6 +253,8 @@ step_exec(struct step *s, const struct step_host *h, char *cmd,
 	struct exec_opts o;
 	struct bd_error err;
 	char *log = step_log(s);
+
+	step_tell(s, h);
 
 	memset(&o, 0, sizeof(o));
 	o.command = cmd;
@@ -214,35 +272,130 @@ step_exec(struct step *s, const struct step_host *h, char *cmd,
 }
 
 /*
- * The artifact's checksum joins the cached build: a culprit built the same
- * bytes as its parent is a no-op.  Not getting one is no failure.
+ * The keep script for file on h: checked against expect (NULL: anything),
+ * kept by its hash under the host's workdir and, when out is not NULL,
+ * put at out.
+ */
+static char *
+step_keep_cmd(struct step *s, const struct step_host *h, const char *file,
+    const char *expect, const char *out)
+{
+	char *dir, *qf, *qd, *qe, *qo, *cmd;
+
+	xasprintf(&dir, "%s/" STEP_KEEP_DIR, h->cfg->workdir);
+	qf = quote_shell(file);
+	qd = quote_shell(dir);
+	qe = quote_shell(expect ? expect : "");
+	qo = quote_shell(out ? out : "");
+	xasprintf(&cmd, STEP_KEEP_SCRIPT, qf, qd, qe,
+	    s->spec.bench->artifact_keep ? s->spec.bench->artifact_keep : 16,
+	    qo);
+	free(dir);
+	free(qf);
+	free(qd);
+	free(qe);
+	free(qo);
+	return cmd;
+}
+
+/* The kept copy's path on h for the hash in s->sum. */
+static char *
+step_kept_path(struct step *s, const struct step_host *h)
+{
+	char *p;
+
+	xasprintf(&p, "%s/" STEP_KEEP_DIR "/%s", h->cfg->workdir, s->sum);
+	return p;
+}
+
+/* 64 lowercase hex digits at the start of a command's output, or NULL. */
+static char *
+step_parse_sum(const struct exec_result *r)
+{
+	size_t i;
+
+	if (r->tail == NULL || r->tail_len < 64)
+		return NULL;
+	for (i = 0; i < 64; i++)
+		if (r->tail[i] == '\0' ||
+		    strchr("0123456789abcdef", r->tail[i]) == NULL)
+			return NULL;
+	return xstrndup(r->tail, 64);
+}
+
+/* The build's caller may let runs that waited for it go on. */
+static void
+step_built(struct step *s)
+{
+	if (s->spec.built != NULL) {
+		s->spec.built(s->spec.built_arg);
+		s->spec.built = NULL;
+	}
+}
+
+/*
+ * The built artifact is kept by its hash; only then is the build cached,
+ * with that copy's path and hash, so a later build writing the same
+ * artifact path cannot change what the cache names.
+ */
+static void
+step_on_keep(void *arg, const struct exec_result *r)
+{
+	struct step *s = arg;
+	const struct step_host *h = &s->spec.build;
+
+	s->ex = NULL;
+	if (r->status == EXEC_EXITED && r->exit_code == STEP_EXIT_MISSING) {
+		step_finish(s, STEP_FAILED, NULL, "build on %s left no "
+		    "artifact at %s", h->cfg->name, s->art_build);
+		return;
+	}
+	if (step_judge(s, h, r) != 0)
+		return;
+	free(s->sum);
+	if ((s->sum = step_parse_sum(r)) == NULL) {
+		step_finish(s, STEP_INFRA, h->cfg->name, "build: keeping the "
+		    "artifact on %s printed no sha256", h->cfg->name);
+		return;
+	}
+	free(s->art_build);
+	s->art_build = step_kept_path(s, h);
+	s->src_art = s->art_build;
+	cache_store(s->spec.cache, &s->key, h->cfg->name, s->art_build);
+	cache_checksum(s->spec.cache, &s->key, s->sum);
+	step_built(s);
+	s->phase = STEP_PHASE_RELAY;
+	step_next(s);
+}
+
+/*
+ * The checksum joins the cached build of a lab's builder: a culprit built
+ * the same bytes as its parent is a no-op.  Not getting one is no failure.
  */
 static void
 step_on_checksum(void *arg, const struct exec_result *r)
 {
 	struct step *s = arg;
-	char sum[65];
-	size_t i;
+	char *sum;
 
 	s->ex = NULL;
 	if (r->status == EXEC_CANCELLED) {
 		step_finish(s, STEP_CANCELLED, NULL, "build cancelled");
 		return;
 	}
-	if (r->status == EXEC_EXITED && r->exit_code == 0 && r->tail != NULL &&
-	    r->tail_len >= 64) {
-		for (i = 0; i < 64 && strchr("0123456789abcdef", r->tail[i]) &&
-		    r->tail[i] != '\0'; i++)
-			sum[i] = r->tail[i];
-		sum[i] = '\0';
-		if (i == 64)
-			cache_checksum(s->spec.cache, &s->key, sum);
+	if (r->status == EXEC_EXITED && r->exit_code == 0 &&
+	    (sum = step_parse_sum(r)) != NULL) {
+		cache_checksum(s->spec.cache, &s->key, sum);
+		free(sum);
 	}
 	s->phase = STEP_PHASE_RELAY;
 	step_next(s);
 }
 
-/* A finished build is cached at once, whatever happens later. */
+/*
+ * A finished build: a lab's builder caches the artifact where the build
+ * left it, a run keeps it by its hash first (step_on_keep).
+ */
 static void
 step_on_build(void *arg, const struct exec_result *r)
 {
@@ -252,9 +405,18 @@ step_on_build(void *arg, const struct exec_result *r)
 	s->ex = NULL;
 	if (step_judge(s, &s->spec.build, r) != 0)
 		return;
+	s->res.built = true;
+	if (s->spec.bench->artifact != NULL && s->art_build != NULL &&
+	    !s->spec.build_only) {
+		cmd = step_keep_cmd(s, &s->spec.build, s->art_build, NULL,
+		    NULL);
+		step_exec(s, &s->spec.build, cmd,
+		    s->spec.bench->build_timeout_ms, 256, step_on_keep);
+		return;
+	}
 	cache_store(s->spec.cache, &s->key, s->spec.build.cfg->name,
 	    s->art_build);
-	s->res.built = true;
+	step_built(s);
 	if (s->spec.bench->artifact != NULL && s->art_build != NULL &&
 	    (cmd = step_expand(s, "sha256sum -- {artifact}", &s->spec.build,
 	    s->art_build, QUOTE_SHELL)) != NULL) {
@@ -268,6 +430,81 @@ step_on_build(void *arg, const struct exec_result *r)
 	}
 }
 
+/*
+ * The test host's copy is not the artifact built for the commit (gone, or
+ * other bytes): the cache forgets it and the commit is built again, here
+ * when the test host can build, else by the retry.  Never run.
+ */
+static void
+step_stale(struct step *s, const char *why)
+{
+	struct bd_error err;
+
+	cache_forget(s->spec.cache, &s->key);
+	if (s->rebuilt || s->spec.bench->build == NULL ||
+	    !(s->spec.test.cfg->roles & CONFIG_ROLE_BUILD)) {
+		step_finish(s, STEP_INFRA, s->src_name, "%s", why);
+		return;
+	}
+	s->rebuilt = 1;
+	s->spec.cached.conn = NULL;
+	s->spec.build = s->spec.test;
+	free(s->art_build);
+	if (step_artifact(s, &s->spec.build, &s->art_build, &err) != 0) {
+		step_finish(s, STEP_FAILED, NULL, "build: %s", err.msg);
+		return;
+	}
+	s->phase = STEP_PHASE_BUILD;
+	step_build(s);
+}
+
+/* The test host's {artifact} holds the checked bytes: install may go. */
+static void
+step_on_verify(void *arg, const struct exec_result *r)
+{
+	struct step *s = arg;
+	char why[BD_ERROR_MAX];
+
+	s->ex = NULL;
+	if (r->status == EXEC_EXITED && (r->exit_code == STEP_EXIT_MISSING ||
+	    r->exit_code == STEP_EXIT_MISMATCH)) {
+		if (r->exit_code == STEP_EXIT_MISSING)
+			snprintf(why, sizeof(why), "relay: the artifact of %.12s "
+			    "on %s is gone", s->commit, s->spec.test.cfg->name);
+		else
+			snprintf(why, sizeof(why), "relay: the artifact of %.12s "
+			    "on %s has sha256 %.64s, not %s", s->commit,
+			    s->spec.test.cfg->name, r->tail ? r->tail : "?",
+			    s->sum);
+		step_stale(s, why);
+		return;
+	}
+	if (step_judge(s, &s->spec.test, r) != 0)
+		return;
+	s->phase = STEP_PHASE_INSTALL;
+	step_next(s);
+}
+
+/*
+ * Checks the artifact on the test host against the hash recorded when it
+ * was built, and keeps it there by that hash.
+ */
+static void
+step_verify(struct step *s)
+{
+	const char *file;
+
+	if (s->sum == NULL || s->src_art == NULL || s->art_test == NULL) {
+		s->phase = STEP_PHASE_INSTALL;
+		step_next(s);
+		return;
+	}
+	file = s->src == s->spec.test.conn ? s->src_art : s->art_test;
+	step_exec(s, &s->spec.test, step_keep_cmd(s, &s->spec.test, file,
+	    s->sum, s->art_test), s->spec.bench->install_timeout_ms, 256,
+	    step_on_verify);
+}
+
 /* A vanished cached artifact is forgotten so the retry rebuilds it. */
 static void
 step_on_relay(void *arg, const struct relay_result *r)
@@ -276,9 +513,11 @@ step_on_relay(void *arg, const struct relay_result *r)
 	const char *host;
 
 	s->rl = NULL;
+	s->res.copied = r->rc != -ECANCELED;
+	s->res.copy_via_exec = r->via_exec;
+	s->res.copy_failed = r->rc != 0 && r->rc != -ECANCELED;
 	if (r->rc == 0) {
-		s->phase = STEP_PHASE_INSTALL;
-		step_next(s);
+		step_verify(s);
 		return;
 	}
 	if (r->rc == -ECANCELED) {
@@ -440,21 +679,60 @@ step_build(struct step *s)
 		    step_on_build);
 }
 
-/* Copies the artifact only when it is on another host. */
+/* Starts the copy from the host that holds the artifact. */
 static void
-step_relay(struct step *s)
+step_copy(struct step *s)
 {
 	struct bd_error err;
 
-	if (s->spec.bench->artifact == NULL || s->src == s->spec.test.conn ||
-	    s->src_art == NULL || s->art_test == NULL) {
+	step_tell(s, &s->spec.test);
+	if (relay_copy(s->src, s->src_art, s->spec.test.conn, s->art_test,
+	    s->spec.connect_wait_ms, step_on_relay, s, &s->rl, &err) != 0)
+		step_finish(s, STEP_INFRA, NULL, "relay: %s", err.msg);
+}
+
+/*
+ * The test host may keep this artifact from an earlier run: a copy with
+ * the right hash is used as it is; anything else (none, other bytes, a
+ * failed check) means copying, whose own checks decide.
+ */
+static void
+step_on_have(void *arg, const struct exec_result *r)
+{
+	struct step *s = arg;
+
+	s->ex = NULL;
+	if (r->status == EXEC_EXITED && r->exit_code == 0) {
 		s->phase = STEP_PHASE_INSTALL;
 		step_next(s);
 		return;
 	}
-	if (relay_copy(s->src, s->src_art, s->spec.test.conn, s->art_test,
-	    s->spec.connect_wait_ms, step_on_relay, s, &s->rl, &err) != 0)
-		step_finish(s, STEP_INFRA, NULL, "relay: %s", err.msg);
+	if (r->status == EXEC_CANCELLED)
+		step_finish(s, STEP_CANCELLED, NULL, "relay cancelled");
+	else
+		step_copy(s);
+}
+
+/* Copies the artifact only when it is on another host and not kept here. */
+static void
+step_relay(struct step *s)
+{
+	char *kept;
+
+	if (s->spec.bench->artifact == NULL || s->src == s->spec.test.conn ||
+	    s->src_art == NULL || s->art_test == NULL) {
+		step_verify(s);
+		return;
+	}
+	if (s->sum == NULL) {
+		step_copy(s);
+		return;
+	}
+	kept = step_kept_path(s, &s->spec.test);
+	step_exec(s, &s->spec.test, step_keep_cmd(s, &s->spec.test, kept,
+	    s->sum, s->art_test), s->spec.bench->install_timeout_ms, 256,
+	    step_on_have);
+	free(kept);
 }
 
 /* Runs the template of the current phase on the test host, if it has one. */
@@ -503,6 +781,7 @@ step_boot(struct step *s)
 	o.power_cycle = power;
 	o.log_path = log;
 	o.retry_ms = s->spec.boot_retry_ms;
+	step_tell(s, &s->spec.test);
 	if (boot_wait(s->spec.test.conn, &o, step_on_boot, s, &s->bt,
 	    &err) != 0)
 		step_finish(s, STEP_INFRA, NULL, "boot: %s", err.msg);
@@ -638,8 +917,11 @@ step_start(uv_loop_t *loop, const struct step_spec *spec, step_done_cb *cb,
 	s->log_dir = spec->log_dir ? xstrdup(spec->log_dir) : NULL;
 	s->cached_artifact = spec->cached_artifact ?
 	    xstrdup(spec->cached_artifact) : NULL;
+	s->sum = spec->cached.conn != NULL && spec->cached_sha256 != NULL ?
+	    xstrdup(spec->cached_sha256) : NULL;
 	s->cb = cb;
 	s->arg = arg;
+	s->told = -1;
 	metrics_init(&s->res.metrics);
 	cache_key_init(&s->key, s->group, spec->bench, s->commit);
 	if (step_artifact(s, &spec->test, &s->art_test, err) != 0 ||

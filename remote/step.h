@@ -6,6 +6,19 @@
  * {workdir}, {host}, {run_id} and {artifact} substituted as single-quoted
  * shell words.  Each phase logs to LOG_DIR/RUN_ID-PHASE.log.
  *
+ * Every sample comes from the artifact built for its commit: after a build
+ * the artifact's bytes are kept on the build host as
+ * {workdir}/.bisectd/artifacts/SHA256 (the cache records that path and
+ * hash), copied to the test host when it is another one that does not
+ * keep a copy with that hash already, and checked there against the hash
+ * before install; then {artifact} on the test host holds those checked
+ * bytes (put back from the kept copy when a later build wrote the same
+ * path) for install, boot_check and run.  A copy that is gone or has
+ * other bytes is
+ * forgotten and rebuilt (at once when the test host can build), never run.
+ * The run's exit code 75 (EX_TEMPFAIL) is STEP_RETRY: try again, elsewhere
+ * if there is another host.
+ *
  * The outcome is typed so the caller can tell the commit's fault from the
  * fleet's: STEP_FAILED (the build, install or benchmark failed, or its
  * result is not valid: the commit is skipped) is recorded, while
@@ -36,6 +49,7 @@ enum step_outcome {
 	STEP_INFRA,		/* the fleet's fault: retry elsewhere */
 	STEP_TIMEOUT,		/* a command hung: retry elsewhere */
 	STEP_CANCELLED,
+	STEP_RETRY,		/* the run asked to be tried again (exit 75) */
 };
 
 enum step_phase {
@@ -67,6 +81,7 @@ struct step_spec {
 	struct step_host	 build;		/* unused on a cache hit */
 	struct step_host	 cached;	/* conn NULL: no cache hit */
 	const char		*cached_artifact;
+	const char		*cached_sha256;	/* the kept artifact's */
 	const struct cache	*cache;		/* builds recorded here; NULL ok */
 	uint64_t		 connect_wait_ms;
 	uint64_t		 kill_grace_ms;	/* 0: the exec default */
@@ -74,6 +89,15 @@ struct step_spec {
 	/* Only the build (and its checksum): STEP_OK once the artifact is
 	 * there, for a lab that runs it.  test is the build host. */
 	bool			 build_only;
+	/* Called once the commit's build is cached (or failed), while the
+	 * step goes on; may be NULL. */
+	void			(*built)(void *arg);
+	void			*built_arg;
+	/* Told when a phase starts its work and on which host (the build
+	 * host for the build), for status views; may be NULL. */
+	void			(*phase_cb)(void *arg, enum step_phase phase,
+				    const char *host);
+	void			*phase_arg;
 };
 
 /* Valid only during the callback. */
@@ -86,6 +110,9 @@ struct step_result {
 	bool			 built;		/* false: the cache had it */
 	const char		*artifact;	/* build_only: its path, or NULL */
 	bool			 power_cycled;
+	/* An artifact copy to the test host ran: how, and whether it
+	 * failed (err says why). */
+	bool			 copied, copy_via_exec, copy_failed;
 };
 
 struct step;
@@ -93,7 +120,7 @@ typedef void step_done_cb(void *arg, const struct step_result *r);
 
 const char *step_outcome_name(enum step_outcome o);
 const char *step_phase_name(enum step_phase p);
-/* INFRA and TIMEOUT: another host may succeed. */
+/* INFRA, TIMEOUT and RETRY: another host (or attempt) may succeed. */
 bool	 step_outcome_retryable(enum step_outcome o);
 
 /*

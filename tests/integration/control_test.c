@@ -588,6 +588,17 @@ CTEST(check_mode_exit_codes)
 	    strstr(out, "no such group") != NULL, "%s", out);
 	cr_assert(strstr(out, "configuration OK") == NULL);
 	free(out);
+
+	/* A build input the cache key cannot read is named. */
+	cr_assert_eq(tst_daemon_write_config(&td, NULL, "[benchmark k]\n"
+	    "build = make\nrun = true\nmetrics = t:lower\n"
+	    "build_inputs = /nonexistent/kernel.config\n"), 0);
+	out = RUN(st, bin, "-n", "-c", td.conf);
+	cr_assert_eq(st, 78, "%s", out);
+	cr_assert(strstr(out, "build_inputs") != NULL &&
+	    strstr(out, "/nonexistent/kernel.config") != NULL, "%s", out);
+	cr_assert(strstr(out, "configuration OK") == NULL);
+	free(out);
 }
 
 CTEST(bisectctl_exit_codes)

@@ -382,17 +382,21 @@ CTEST(hosts_current_column)
 	    "'roles':['build','test'],'state':'busy','infra_failures':0,"
 	    "'current':{'bisection':4,'run':17,"
 	    "'commit':'a1b2c3d4e5f60718293a4b5c6d7e8f9012345678'},"
-	    "'last_error':null},{'name':'box2','address':'127.0.0.1',"
+	    "'last_error':null,'receives':'sftp','copy_failures':0,"
+	    "'copy_error':''},{'name':'box2','address':'127.0.0.1',"
 	    "'port':2202,'group':'lab','roles':['test'],'state':'down',"
 	    "'infra_failures':3,'current':null,"
-	    "'last_error':'connection refused'}]}");
+	    "'last_error':'connection refused','receives':'exec',"
+	    "'copy_failures':1,'copy_error':'box2: cat exited with status 1'"
+	    "}]}");
 	serve();
 	CTL("hosts");
 	cr_assert_eq(o.status, 0, "stderr: %s", o.err);
 	expect_out("CURRENT");
-	expect_out("busy       0  #4 a1b2c3d4e5f6\n");
-	expect_out("down       3  -\n");
+	expect_out("busy       0  sftp 0 failed  #4 a1b2c3d4e5f6\n");
+	expect_out("down       3  exec 1 failed  -\n");
 	expect_out("box2: last error: connection refused");
+	expect_out("box2: last failed copy: box2: cat exited with status 1");
 }
 
 CTEST(json_prints_raw_reply)

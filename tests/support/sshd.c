@@ -156,8 +156,9 @@ sshd_write_config(struct sshd *s)
 	     * be slow or serialised (a pyenv rehash lock), so give the
 	     * sessions an empty home. */
 	    "SetEnv HOME=%s\n"
-	    "Subsystem sftp /usr/lib/openssh/sftp-server\n",
-	    s->port, s->dir, s->dir, s->dir, s->dir);
+	    "%s\n",
+	    s->port, s->dir, s->dir, s->dir, s->dir, s->no_sftp ? "" :
+	    "Subsystem sftp /usr/lib/openssh/sftp-server");
 	return fclose(f);
 }
 
@@ -245,13 +246,14 @@ sshd_spawn(struct sshd *s)
 }
 
 /* Retries with another port when one turns out to be taken. */
-int
-sshd_start(struct sshd *s, const char *tag)
+static int
+sshd_start_as(struct sshd *s, const char *tag, int no_sftp)
 {
 	char *hk;
 	int tries;
 
 	memset(s, 0, sizeof(*s));
+	s->no_sftp = no_sftp;
 	if ((s->dir = tst_tmpdir(tag)) == NULL)
 		return -1;
 	xasprintf(&s->config, "%s/sshd_config", s->dir);
@@ -273,6 +275,20 @@ sshd_start(struct sshd *s, const char *tag)
 	}
 	fprintf(stderr, "sshd: could not start, see %s\n", s->log);
 	return -1;
+}
+
+/* A server with the SFTP subsystem, as most hosts have. */
+int
+sshd_start(struct sshd *s, const char *tag)
+{
+	return sshd_start_as(s, tag, 0);
+}
+
+/* A server whose sshd_config names no SFTP subsystem. */
+int
+sshd_start_nosftp(struct sshd *s, const char *tag)
+{
+	return sshd_start_as(s, tag, 1);
 }
 
 /* Same port and keys: a rebooted host looks the same. */

@@ -3,7 +3,8 @@
  *
  * sshd_start() makes a temp dir with an ed25519 host key, an ed25519 user
  * key (authorized for the current user), an sshd_config (127.0.0.1 only,
- * StrictModes off, no PAM, SFTP subsystem, high session limits) and a
+ * StrictModes off, no PAM, SFTP subsystem unless no_sftp, high session
+ * limits) and a
  * known_hosts file naming the server, then starts /usr/sbin/sshd -D -e as a
  * child and waits until the port accepts.  sshd_stop() kills the server and
  * every process under it, the way a crashing host takes its sessions with
@@ -27,10 +28,13 @@ struct sshd {
 	char	*known_hosts;	/* "[127.0.0.1]:port ssh-ed25519 ..." */
 	char	*host_pub;	/* the server's public host key */
 	char	*log;		/* sshd's stderr */
+	int	 no_sftp;	/* no Subsystem sftp: exec channels only */
 };
 
 /* Returns 0, or -1 with a message on stderr. */
 int	 sshd_start(struct sshd *s, const char *tag);
+/* The same for a server without the SFTP subsystem, as some hosts are. */
+int	 sshd_start_nosftp(struct sshd *s, const char *tag);
 int	 sshd_restart(struct sshd *s);
 void	 sshd_stop(struct sshd *s);
 /* Sends sig to every process under the listener (not the listener). */

@@ -20,6 +20,8 @@ struct svc svc;
 static const char *svc_hook_tail = "";
 /* The next fixture's report_hook_timeout; NULL keeps the default. */
 static const char *svc_hook_timeout;
+/* Hosts of the next fixture (bit i: host i) whose sshd has no SFTP. */
+static unsigned svc_nosftp;
 
 void
 svc_fini(void)
@@ -38,6 +40,7 @@ svc_fini(void)
 	memset(&svc, 0, sizeof(svc));
 	svc_hook_tail = "";
 	svc_hook_timeout = NULL;
+	svc_nosftp = 0;
 	tst_leak_check();
 }
 
@@ -46,6 +49,13 @@ svc_set_hook(const char *tail, const char *timeout)
 {
 	svc_hook_tail = tail;
 	svc_hook_timeout = timeout;
+}
+
+/* The next fixture's hosts in mask (bit i: host i) run without SFTP. */
+void
+svc_set_nosftp(unsigned mask)
+{
+	svc_nosftp = mask;
 }
 
 
@@ -156,7 +166,8 @@ svc_start(const char *tag, int nhosts, const char *extra_bench,
 		char htag[32];
 
 		snprintf(htag, sizeof(htag), "%s-h%d", tag, i);
-		cr_assert_eq(sshd_start(&svc.host[i], htag), 0);
+		cr_assert_eq((svc_nosftp & (1u << i) ? sshd_start_nosftp :
+		    sshd_start)(&svc.host[i], htag), 0);
 		svc.nhosts++;
 	}
 	sections = svc_sections(extra_bench);
@@ -201,15 +212,31 @@ svc_setup_with(const char *tag, int nhosts, const char *plant, int broken,
 	svc_start(tag, nhosts, NULL, more);
 }
 
-void
-svc_setup_case(const char *tag, int nhosts, const char *fixture,
-    const char *extra_bench)
+/* The verification fixture, with keys of spin or sections of more(). */
+static void
+svc_case(const char *tag, int nhosts, const char *fixture,
+    const char *extra_bench, char *(*more)(void))
 {
 	memset(&svc, 0, sizeof(svc));
 	cr_assert_not_null(svc.dir = tst_tmpdir(tag));
 	xasprintf(&svc.repo, "%s/linux", svc.dir);
 	svc_make_repo("make-verify-repo.sh", fixture, NULL, NULL);
-	svc_start(tag, nhosts, extra_bench, NULL);
+	svc_start(tag, nhosts, extra_bench, more);
+}
+
+void
+svc_setup_case(const char *tag, int nhosts, const char *fixture,
+    const char *extra_bench)
+{
+	svc_case(tag, nhosts, fixture, extra_bench, NULL);
+}
+
+/* The verification fixture with more()'s sections, as svc_setup_with. */
+void
+svc_setup_case_with(const char *tag, int nhosts, const char *fixture,
+    char *(*more)(void))
+{
+	svc_case(tag, nhosts, fixture, NULL, more);
 }
 
 /* One request and its parsed reply; the caller frees the reply. */

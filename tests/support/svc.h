@@ -52,6 +52,9 @@ void	 svc_setup(const char *tag, int nhosts, const char *plant, int broken);
  */
 void	 svc_setup_case(const char *tag, int nhosts, const char *fixture,
 	    const char *extra_bench);
+/* svc_setup_case with more()'s sections, as svc_setup_with. */
+void	 svc_setup_case_with(const char *tag, int nhosts, const char *fixture,
+	    char *(*more)(void));
 /*
  * As svc_setup, with more()'s sections (caller frees: more allocates)
  * added to the file; more runs once the repository and svc.dir exist.
@@ -114,6 +117,11 @@ char	*svc_hook_env(void);
  * forgets both.
  */
 void	 svc_set_hook(const char *tail, const char *timeout);
+/*
+ * The hosts of the next svc_setup in mask (bit i: host i) run an sshd
+ * without the SFTP subsystem; svc_fini forgets it.
+ */
+void	 svc_set_nosftp(unsigned mask);
 /* Once every job has ended: no store refusal was logged at the end. */
 void	 svc_assert_ended_quietly(void);
 

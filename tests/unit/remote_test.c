@@ -5,7 +5,9 @@
 #include <criterion/criterion.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
+#include "common/xmalloc.h"
 #include "remote/cache.h"
 #include "remote/metrics.h"
 #include "remote/quote.h"
@@ -137,4 +139,39 @@ Test(remote, cache_keys_and_memory_cache)
 	cr_assert_eq(cache_lookup(&c, &k1, &hit), -ENOENT);
 	cr_assert_eq(cache_lookup(NULL, &k1, &hit), -ENOENT);
 	cache_mem_free(m);
+}
+
+/* A file named in build_inputs (the kernel .config) is part of the key. */
+Test(remote, build_inputs_join_the_cache_key)
+{
+	struct config_benchmark b;
+	char *dir, *path, *inputs;
+	uint64_t h0, h1, h2, h3;
+	FILE *f;
+
+	cr_assert_not_null(dir = tst_tmpdir("cache-inputs"));
+	xasprintf(&path, "%s/kernel.config", dir);
+	xasprintf(&inputs, "%s/other %s", dir, path);
+	rtest_bench_init(&b, "true");
+	b.build = "make";
+	h0 = cache_config_hash(&b);
+	cr_assert_not_null(f = fopen(path, "w"));
+	fputs("CONFIG_SMP=y\n", f);
+	fclose(f);
+	b.build_inputs = inputs;
+	h1 = cache_config_hash(&b);
+	cr_assert_neq(h0, h1, "build_inputs are in the key");
+	cr_assert_eq(cache_config_hash(&b), h1, "the key is stable");
+	cr_assert_not_null(f = fopen(path, "w"));
+	fputs("CONFIG_SMP=n\n", f);
+	fclose(f);
+	h2 = cache_config_hash(&b);
+	cr_assert_neq(h1, h2, "an edited input changes the key");
+	unlink(path);
+	h3 = cache_config_hash(&b);
+	cr_assert_neq(h2, h3, "a missing input changes the key");
+	free(path);
+	free(inputs);
+	tst_rmrf(dir);
+	free(dir);
 }

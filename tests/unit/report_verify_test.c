@@ -156,3 +156,26 @@ Test(report_verify, flags_come_first_and_culprits_have_shares)
 	free(text);
 	report_fixture_release(&f);
 }
+
+/* The range line and the Verification section give the culprit one share. */
+Test(report_verify, one_share_per_culprit)
+{
+	struct report_culprit_share shares[1];
+	struct report_verification v = {
+		.revert = REPORT_REVERT_NOT_TRIED,
+		.culprits = shares, .n_culprits = 1,
+	};
+	struct report_fixture f;
+	char *text;
+
+	report_fixture_load(&f, "culprit.input.json");
+	shares[0].sha = f.in.culprit.sha;
+	shares[0].subject = NULL;
+	shares[0].share = 0.72;
+	text = rv_text(&f, &v);
+	cr_assert_not_null(strstr(text, "this commit accounts for 72% of it"),
+	    "%s", text);
+	cr_assert_not_null(strstr(text, ": 72% of the change\n"), "%s", text);
+	free(text);
+	report_fixture_release(&f);
+}
