@@ -203,7 +203,7 @@ rtest_pid_gone(long pid)
 }
 
 static struct config_metric test_metrics[] = {
-	{ "score", CONFIG_METRIC_NUMERIC, CONFIG_HIGHER_IS_BETTER },
+	{ "score", CONFIG_METRIC_NUMERIC, CONFIG_HIGHER_IS_BETTER, AGG_MEAN },
 };
 
 void

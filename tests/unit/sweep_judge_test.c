@@ -15,8 +15,8 @@
 TestSuite(sweep_judge, .init = stest_setup, .fini = stest_teardown);
 
 static struct config_metric judge_m[2] = {
-	{ "tput", CONFIG_METRIC_NUMERIC, CONFIG_HIGHER_IS_BETTER },
-	{ "lat", CONFIG_METRIC_NUMERIC, CONFIG_LOWER_IS_BETTER },
+	{ "tput", CONFIG_METRIC_NUMERIC, CONFIG_HIGHER_IS_BETTER, AGG_MEAN },
+	{ "lat", CONFIG_METRIC_NUMERIC, CONFIG_LOWER_IS_BETTER, AGG_MEAN },
 };
 static struct config_benchmark judge_b = { .name = "b", .metrics = judge_m,
     .nmetrics = 2, .min_change = 0.01 };
