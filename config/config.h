@@ -77,6 +77,7 @@ struct config_daemon {
 	unsigned	 max_clients_per_uid;	/* connections from one uid */
 	uint64_t	 client_timeout_ms;	/* partial line; 0: none */
 	char		*operators;		/* GROUP[,GROUP]; NULL: anyone */
+	char		*admin_group;		/* GROUP[,GROUP]; NULL: root only */
 	char		*report_hook;		/* command, report on stdin; NULL: none */
 	uint64_t	 report_hook_timeout_ms; /* the hook is killed after */
 };

@@ -44,7 +44,12 @@ static const struct config_key config_daemon_keys[] = {
 	    "incomplete before it is closed; 0 waits forever."),
 	KEY(config_daemon, operators, string, 0, 0, 0, NULL, LIVE,
 	    "Groups, comma-separated, whose members may use the commands "
-	    "that change state; unset, everyone who can connect."),
+	    "that change state; unset, everyone who can connect.  An "
+	    "operator acts on the bisections its own uid started."),
+	KEY(config_daemon, admin_group, string, 0, 0, 0, NULL, LIVE,
+	    "Groups, comma-separated, whose members may also act on other "
+	    "uids' bisections (cancel them); root always may.  Unset, only "
+	    "root."),
 	KEY(config_daemon, report_hook, string, 0, 0, 0, NULL, LIVE,
 	    "Command run through /bin/sh -c when a bisection ends, with "
 	    "the report on stdin and the facts in BISECTD_* variables "

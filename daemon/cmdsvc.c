@@ -8,6 +8,7 @@
 #include "daemon/cmdsvc.h"
 #include "daemon/ctl.h"
 #include "daemon/daemon.h"
+#include "daemon/perm.h"
 #include "daemon/sched.h"
 #include "remote/pool.h"
 #include "store/store.h"
@@ -232,12 +233,38 @@ cmdsvc_status(struct cmd_ctx *ctx)
 	return 0;
 }
 
+/*
+ * Operators act on their own work: a bisection another uid started is
+ * changed only by an admin (cmdsvc_owner); the refusal names both uids.
+ */
+static int
+cmdsvc_owner(struct cmd_ctx *ctx, const struct bisection *b)
+{
+	uid_t owner = (uid_t)b->rec.created_by;
+
+	if (perm_owner(ctx->d->cfg.daemon.admin_group, ctx->conn->uid, owner))
+		return 0;
+	return cmd_fail(ctx, PROTO_E_PERMISSION_DENIED, "%s: bisection %lld "
+	    "was started by uid %u, not %u: only root and members of "
+	    "admin_group%s%s may act on another uid's bisection",
+	    ctx->row->name, (long long)b->id, (unsigned)owner,
+	    (unsigned)ctx->conn->uid,
+	    ctx->d->cfg.daemon.admin_group ? " " : " (unset)",
+	    ctx->d->cfg.daemon.admin_group ? ctx->d->cfg.daemon.admin_group :
+	    "");
+}
+
 int
 cmdsvc_cancel(struct cmd_ctx *ctx)
 {
 	int64_t id = json_integer_value(json_object_get(ctx->req, "bisection"));
+	struct bisection *b;
 	struct bd_error err;
 
+	if ((b = cmdsvc_find(ctx, &err)) == NULL)
+		return cmdsvc_fail(ctx, &err);
+	if (cmdsvc_owner(ctx, b) < 0)
+		return -1;
 	if (sched_cancel(ctx->d->sched, id, &err) < 0)
 		return cmdsvc_fail(ctx, &err);
 	cmd_put(ctx, ctx->reply, "cancelled", json_true());
