@@ -41,12 +41,36 @@ cmdsvc_fail(struct cmd_ctx *ctx, const struct bd_error *err)
 	return cmd_fail(ctx, cmdsvc_code(err), "%s", err->msg);
 }
 
+/*
+ * A bisection id as the client sent it: ids start at 1, and one the store
+ * does not have reads "no bisection N", not the store's own words.
+ */
+static int
+cmdsvc_id_error(int64_t id, int rc, struct bd_error *err)
+{
+	if (id < 1)
+		return bd_error_set(err, -EINVAL, "bisection: ids start at 1, "
+		    "not %lld", (long long)id);
+	if (rc == -ENOENT)
+		return bd_error_set(err, -ENOENT, "no bisection %lld",
+		    (long long)id);
+	return rc;
+}
+
 static struct bisection *
 cmdsvc_find(struct cmd_ctx *ctx, struct bd_error *err)
 {
 	int64_t id = json_integer_value(json_object_get(ctx->req, "bisection"));
+	struct bisection *b;
 
-	return sched_find(ctx->d->sched, id, err);
+	bd_error_clear(err);
+	if (id < 1) {
+		cmdsvc_id_error(id, 0, err);
+		return NULL;
+	}
+	if ((b = sched_find(ctx->d->sched, id, err)) == NULL)
+		cmdsvc_id_error(id, err->code ? err->code : -ENOENT, err);
+	return b;
 }
 
 /*
@@ -192,6 +216,37 @@ cmdsvc_list_one(void *arg, const struct store_bisection *b)
 	return 0;
 }
 
+/* Rows by id: ids grow with creation, so this is oldest first. */
+static int
+cmdsvc_by_id(const void *a, const void *b)
+{
+	json_int_t x = json_integer_value(json_object_get(*(json_t *const *)a,
+	    "id"));
+	json_int_t y = json_integer_value(json_object_get(*(json_t *const *)b,
+	    "id"));
+
+	return x < y ? -1 : x > y;
+}
+
+/*
+ * Oldest first, as documented: the store lists in scheduling order
+ * (priority first), which startup needs and a reader does not.
+ */
+static void
+cmdsvc_oldest_first(json_t *list)
+{
+	size_t i, n = json_array_size(list);
+	json_t **rows = xcalloc(n ? n : 1, sizeof(*rows));
+
+	for (i = 0; i < n; i++)
+		rows[i] = json_incref(json_array_get(list, i));
+	qsort(rows, n, sizeof(*rows), cmdsvc_by_id);
+	json_array_clear(list);
+	for (i = 0; i < n; i++)
+		json_array_append_new(list, rows[i]);
+	free(rows);
+}
+
 int
 cmdsvc_list(struct cmd_ctx *ctx)
 {
@@ -206,6 +261,7 @@ cmdsvc_list(struct cmd_ctx *ctx)
 		json_decref(list);
 		return cmdsvc_fail(ctx, &err);
 	}
+	cmdsvc_oldest_first(list);
 	/* Counts come after the listing: store callbacks may not nest. */
 	json_array_foreach(list, i, b) {
 		memset(&bs, 0, sizeof(bs));
@@ -323,8 +379,10 @@ cmdsvc_samples(struct cmd_ctx *ctx)
 	struct bd_error err;
 
 	store_bisection_init(&rec);
-	if (store_bisection_get(ctx->d->store, id, &rec, &err) < 0)
+	if (id < 1 || store_bisection_get(ctx->d->store, id, &rec, &err) < 0) {
+		cmdsvc_id_error(id, id < 1 ? 0 : err.code, &err);
 		return cmdsvc_fail(ctx, &err);
+	}
 	store_bisection_release(&rec);
 	list = json_array();
 	l.ctx = ctx;
@@ -349,6 +407,9 @@ cmdsvc_drain_common(struct cmd_ctx *ctx, int drain)
 	if (h == NULL)
 		return cmd_fail(ctx, PROTO_E_NOT_FOUND, "no host %s", host);
 	rc = drain ? pool_drain(p, host) : pool_undrain(p, host);
+	if (rc == -EALREADY)
+		return cmd_fail(ctx, PROTO_E_CONFLICT, "host %s is already "
+		    "draining", host);
 	if (rc < 0)
 		return cmd_fail(ctx, PROTO_E_CONFLICT, "%s %s: %s",
 		    drain ? "drain" : "undrain", host, strerror(-rc));

@@ -158,6 +158,7 @@ Test(remote_step, step_rejects_bad_results)
 	struct config_host h;
 	struct ssh_conn *c;
 	struct sres x;
+	const char *from;
 	size_t i;
 
 	cr_assert_eq(sshd_start(&rtest_srv[0], "results"), 0);
@@ -176,7 +177,18 @@ Test(remote_step, step_rejects_bad_results)
 		cr_assert_eq(x.phase, STEP_PHASE_COLLECT);
 		cr_assert(strstr(x.msg, cases[i].err) != NULL, "case %zu: %s",
 		    i, x.msg);
+		/* Issue 35 item 18: the message names the configured source. */
+		from = cases[i].result_file ? "result_file: " :
+		    "run output (last line): ";
+		cr_assert(strncmp(x.msg, from, strlen(from)) == 0,
+		    "case %zu: %s", i, x.msg);
 	}
+	/* Only a collect command's output is blamed on collect. */
+	rtest_bench_init(&b, "true");
+	b.collect = "echo done";
+	run_step(&b, &h, c, &x);
+	cr_assert_eq(x.outcome, STEP_FAILED, "%s", x.msg);
+	cr_assert(strncmp(x.msg, "collect: ", 9) == 0, "%s", x.msg);
 	ssh_conn_free(c);
 	rtest_drain_loop();
 }

@@ -489,6 +489,20 @@ Test(service, reversed_range_fails_with_a_reason)
 }
 
 
+/* Waits (bounded) until the host's first probe has brought it up. */
+static void
+svc_wait_host_up(const char *name)
+{
+	int i;
+
+	for (i = 0; i < SVC_WAIT_MS / 50; i++) {
+		if (strcmp(svc_host_state(name), "up") == 0)
+			return;
+		usleep(50 * 1000);
+	}
+	cr_assert_fail("host %s never came up", name);
+}
+
 /* Drain shows in hosts and in the event stream; undrain brings it back. */
 Test(service, drain_undrain_and_watch)
 {
@@ -497,6 +511,7 @@ Test(service, drain_undrain_and_watch)
 	int fd;
 
 	svc_setup("svc-drain", 2, "2:3", 0);
+	svc_wait_host_up("h0");
 	cr_assert_geq(fd = tst_daemon_connect(&svc.td), 0);
 	line = tst_daemon_rpc(fd, "{\"cmd\":\"watch\"}");
 	cr_assert_not_null(line);
@@ -512,10 +527,16 @@ Test(service, drain_undrain_and_watch)
 	cr_assert_not_null(strstr(line, "\"host\":\"h0\""), "%s", line);
 	free(line);
 	close(fd);
+	/* Issue 35 item 18: a second drain is a conflict. */
+	r = svc_req("{\"cmd\":\"drain\",\"host\":\"h0\"}");
+	cr_assert_str_eq(tst_daemon_error_code(r), "conflict");
+	json_decref(r);
+	/* ... and undrain of a connected host answers up, not down. */
 	r = svc_req("{\"cmd\":\"undrain\",\"host\":\"h0\"}");
 	cr_assert(json_is_true(json_object_get(r, "ok")));
+	cr_assert_str_eq(json_string_value(json_object_get(r, "state")), "up");
 	json_decref(r);
-	cr_assert_str_neq(svc_host_state("h0"), "draining");
+	cr_assert_str_eq(svc_host_state("h0"), "up");
 }
 
 /* Runs git in the fixture repository; returns its stdout (caller frees). */
