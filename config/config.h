@@ -78,6 +78,8 @@ struct config_daemon {
 	uint64_t	 client_timeout_ms;	/* partial line; 0: none */
 	char		*operators;		/* GROUP[,GROUP]; NULL: anyone */
 	char		*admin_group;		/* GROUP[,GROUP]; NULL: root only */
+	uint64_t	 audit_keep_ms;		/* events older go; 0: kept */
+	unsigned	 audit_max_rows;	/* newest kept; 0: no cap */
 	char		*report_hook;		/* command, report on stdin; NULL: none */
 	uint64_t	 report_hook_timeout_ms; /* the hook is killed after */
 };

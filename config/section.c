@@ -50,6 +50,14 @@ static const struct config_key config_daemon_keys[] = {
 	    "Groups, comma-separated, whose members may also act on other "
 	    "uids' bisections (cancel them); root always may.  Unset, only "
 	    "root."),
+	KEYF(config_daemon, audit_keep, audit_keep_ms, duration,
+	    CONFIG_KEY_ZERO_OK, "180d", LIVE,
+	    "How long the audit trail (the events table) keeps a request; "
+	    "older rows are removed as new ones are written.  0 keeps them "
+	    "forever."),
+	KEY(config_daemon, audit_max_rows, uint, 0, 0,
+	    100000000, "100000", LIVE,
+	    "Rows the audit trail keeps at most, the newest; 0: no cap."),
 	KEY(config_daemon, report_hook, string, 0, 0, 0, NULL, LIVE,
 	    "Command run through /bin/sh -c when a bisection ends, with "
 	    "the report on stdin and the facts in BISECTD_* variables "

@@ -353,6 +353,8 @@ static void
 cmd_record(struct daemon *d, uid_t uid, const struct proto_cmd *e,
     const char *summary, const char *outcome)
 {
+	audit_retention(&d->audit, d->cfg.daemon.audit_keep_ms,
+	    d->cfg.daemon.audit_max_rows);
 	audit_record(&d->audit, d->store, daemon_now_ms(), uid, e->name,
 	    summary, outcome);
 }

@@ -358,3 +358,75 @@ Test(guard, audit_summary_keeps_the_command_and_cuts_fields)
 	json_decref(req);
 	free(text);
 }
+
+struct guard_ids {
+	size_t	 n;
+	int64_t	 first;
+	int	 old;		/* rows from before the retention */
+};
+
+static int
+guard_id(void *arg, const struct store_event *ev)
+{
+	struct guard_ids *g = arg;
+
+	if (g->n++ == 0)
+		g->first = ev->id;
+	g->old += ev->time_ms < 1000000;
+	return 0;
+}
+
+/* The events of td's database, once the daemon has stopped. */
+static void
+guard_events(struct guard_ids *g)
+{
+	struct store *st;
+	struct bd_error err;
+
+	memset(g, 0, sizeof(*g));
+	cr_assert_eq(store_open(&st, td.db, &err), 0, "%s", err.msg);
+	cr_assert_eq(store_event_list(st, 0, 0, guard_id, g, &err), 0, "%s",
+	    err.msg);
+	store_close(st);
+}
+
+/*
+ * Issue 35 item 19: the audit trail keeps the newest audit_max_rows, and
+ * by default drops rows older than audit_keep (180 days).
+ */
+GTEST(audit_trail_has_a_retention)
+{
+	struct guard_ids g;
+	struct store *st;
+	struct bd_error err;
+	int fd, i;
+
+	/* Two rows from 1970, written before the daemon ever ran. */
+	cr_assert_eq(tst_daemon_setup(&td, "guard", NULL, NULL), 0);
+	cr_assert_eq(store_open(&st, td.db, &err), 0, "%s", err.msg);
+	for (i = 0; i < 2; i++)
+		cr_assert_eq(store_event_add(st, 1000 + i, 0, "{}", "ok",
+		    &err), 0, "%s", err.msg);
+	store_close(st);
+	cr_assert_eq(tst_daemon_start(&td), 0, "bisectd did not start");
+	cr_assert_geq(fd = tst_daemon_connect(&td), 0);
+	cr_assert(guard_ok(fd, "{\"cmd\":\"reload\"}"));
+	close(fd);
+	cr_assert_eq(tst_daemon_stop(&td, SIGTERM), 0);
+	guard_events(&g);
+	cr_assert_eq(g.old, 0, "rows from 1970 kept by default");
+	cr_assert_eq(g.n, 1);
+
+	/* A cap of 5 rows keeps the 5 newest (ids 19 to 23) of 21. */
+	cr_assert_eq(tst_daemon_write_config(&td, "audit_max_rows = 5\n",
+	    NULL), 0);
+	cr_assert_eq(tst_daemon_start(&td), 0, "bisectd did not restart");
+	cr_assert_geq(fd = tst_daemon_connect(&td), 0);
+	for (i = 0; i < 20; i++)
+		cr_assert(guard_ok(fd, "{\"cmd\":\"reload\"}"));
+	close(fd);
+	cr_assert_eq(tst_daemon_stop(&td, SIGTERM), 0);
+	guard_events(&g);
+	cr_assert_eq(g.n, 5, "%zu rows", g.n);
+	cr_assert_eq(g.first, 19, "oldest kept: %lld", (long long)g.first);
+}
