@@ -35,7 +35,10 @@ static const struct config_key config_daemon_keys[] = {
 	KEYE(config_daemon, log_level, log_level_words, "info", LIVE,
 	    "Least severe messages logged: error, warn, info or debug."),
 	KEY(config_daemon, max_clients, uint, 0, 1, 100000, "64", LIVE,
-	    "Control connections at once, all clients together."),
+	    "Control connections at once, all clients together.  With 64 "
+	    "descriptors kept for the rest, it must fit the open files limit "
+	    "(RLIMIT_NOFILE): the daemon raises its soft limit, or serves "
+	    "fewer and says so."),
 	KEY(config_daemon, max_clients_per_uid, uint, 0, 1, 100000, "16", LIVE,
 	    "Control connections at once from one uid, at most max_clients."),
 	KEYF(config_daemon, client_timeout, client_timeout_ms, duration,

@@ -9,6 +9,7 @@
  */
 #include <criterion/criterion.h>
 
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 
@@ -429,4 +430,119 @@ GTEST(audit_trail_has_a_retention)
 	guard_events(&g);
 	cr_assert_eq(g.n, 5, "%zu rows", g.n);
 	cr_assert_eq(g.first, 19, "oldest kept: %lld", (long long)g.first);
+}
+
+/* How many lines of td's log mention text. */
+static int
+guard_log_count(const char *text)
+{
+	char *log = tst_read_file(td.log), *p;
+	int n = 0;
+
+	for (p = log; p != NULL && (p = strstr(p, text)) != NULL; p++)
+		n++;
+	free(log);
+	return n;
+}
+
+/* Opens n connections into fds (-1 where connecting failed). */
+static void
+guard_connect_many(int *fds, int n)
+{
+	int i;
+
+	for (i = 0; i < n; i++)
+		fds[i] = tst_daemon_connect(&td);
+}
+
+static void
+guard_close_many(int *fds, int n)
+{
+	int i;
+
+	for (i = 0; i < n; i++)
+		if (fds[i] >= 0)
+			close(fds[i]);
+}
+
+/* A ping on a new connection answers within the bound (back-off ends). */
+static int
+guard_ping_soon(void)
+{
+	int i, fd, ok = 0;
+
+	for (i = 0; i < 200 && !ok; i++) {
+		if ((fd = tst_daemon_connect(&td)) >= 0) {
+			ok = guard_ok(fd, "{\"cmd\":\"ping\"}");
+			close(fd);
+		}
+		if (!ok)
+			usleep(50 * 1000);
+	}
+	return ok;
+}
+
+/*
+ * Issue 35 item 9: with max_clients above what `ulimit -n 128` allows, the
+ * daemon raises its soft limit at start, lowers the cap (with a warning)
+ * when the hard limit is too low as well, and 200 connections never make
+ * accept fail in a loop; pings still answer.
+ */
+GTEST(caps_are_checked_against_the_open_files_limit)
+{
+	struct rlimit old, low, hard = { 128, 128 };
+	int fds[200];
+	json_t *r;
+
+	cr_assert_eq(getrlimit(RLIMIT_NOFILE, &old), 0);
+	low = old;
+	low.rlim_cur = 128;
+	cr_assert_eq(setrlimit(RLIMIT_NOFILE, &low), 0);
+	cr_assert_eq(tst_daemon_setup(&td, "guard", "max_clients = 200\n"
+	    "max_clients_per_uid = 200\n", NULL), 0);
+	td.pid = tst_daemon_spawn(&td, "bisectd.log");
+	cr_assert_eq(setrlimit(RLIMIT_NOFILE, &old), 0);
+	cr_assert_gt(td.pid, 0);
+	cr_assert(guard_ping_soon(), "bisectd did not start");
+	cr_assert(tst_daemon_log_wait(&td, "bisectd.log",
+	    "raised the open files limit"));
+	guard_connect_many(fds, 200);
+	guard_close_many(fds, 200);
+	cr_assert(guard_ping_soon());
+
+	/* A hard limit of 128: the reload lowers the cap instead. */
+	cr_assert_eq(prlimit(td.pid, RLIMIT_NOFILE, &hard, NULL), 0);
+	r = tst_daemon_reply(tst_daemon_request(&td, "{\"cmd\":\"reload\"}"));
+	cr_assert(r != NULL && json_is_true(json_object_get(r, "ok")));
+	json_decref(r);
+	cr_assert(tst_daemon_log_wait(&td, "bisectd.log",
+	    "serving at most 64 connections"));
+	guard_connect_many(fds, 200);
+	guard_close_many(fds, 200);
+	cr_assert(guard_ping_soon());
+	cr_assert_eq(guard_log_count("accept"), 0, "%d accept lines",
+	    guard_log_count("accept"));
+}
+
+/*
+ * Issue 35 item 9: when descriptors run out anyway (the limit lowered
+ * under the running daemon), accepting backs off with one log line and
+ * resumes by itself.
+ */
+Test(guard, running_out_of_descriptors_backs_off, .fini = guard_cleanup,
+    .timeout = 120)
+{
+	struct rlimit low = { 48, 48 };
+	int fds[120];
+
+	guard_start("max_clients = 200\nmax_clients_per_uid = 200\n");
+	cr_assert(guard_ping_soon(), "bisectd is not serving");
+	cr_assert_eq(prlimit(td.pid, RLIMIT_NOFILE, &low, NULL), 0);
+	guard_connect_many(fds, 120);
+	/* Let the daemon meet the full backlog for a while. */
+	usleep(1000 * 1000);
+	guard_close_many(fds, 120);
+	cr_assert(guard_ping_soon(), "the daemon stopped answering");
+	cr_assert_eq(guard_log_count("Too many open files"), 1,
+	    "%d lines", guard_log_count("Too many open files"));
 }
