@@ -138,6 +138,7 @@ struct config_benchmark {
 	uint64_t	 install_timeout_ms;
 	uint64_t	 boot_timeout_ms;
 	uint64_t	 run_timeout_ms;
+	unsigned	 log_max_kib;		/* a step's log; 0: no cap */
 	struct config_metric *metrics;
 	size_t		 nmetrics;
 	double		 min_change;		/* relative, e.g. 0.01 */

@@ -163,6 +163,10 @@ static const struct config_key config_benchmark_keys[] = {
 	    "10m", LIVE, "How long to wait for the host after a reboot."),
 	KEYF(config_benchmark, run_timeout, run_timeout_ms, duration, 0, "1h",
 	    LIVE, "Deadline of the run and collect steps."),
+	KEY(config_benchmark, log_max_kib, uint, 0, 0, 16777216, "4096", LIVE,
+	    "KiB of output each step's log keeps (0: all): the first half "
+	    "and the last half, with a line saying how much was cut between "
+	    "them.  The metrics are read from the whole output."),
 	KEY(config_benchmark, metrics, metrics, REQ, 0, 0, NULL, LIVE,
 	    "Metrics the run reports, each NAME:higher, NAME:lower or "
 	    "NAME:pass-fail, then optionally :mean, :median, :min or :max: "

@@ -202,6 +202,7 @@ step_exec(struct step *s, const struct step_host *h, char *cmd,
 	o.command = cmd;
 	o.cwd = h->cfg->workdir;
 	o.log_path = log;
+	o.log_max = (uint64_t)s->spec.bench->log_max_kib * 1024;
 	o.timeout_ms = timeout_ms;
 	o.kill_grace_ms = s->spec.kill_grace_ms;
 	o.connect_wait_ms = s->spec.connect_wait_ms;
