@@ -4,6 +4,7 @@
 
 #include "common/xmalloc.h"
 #include "daemon/bisection.h"
+#include "daemon/cmdbisect.h"
 #include "daemon/cmdrepo.h"
 #include "daemon/cmdsvc.h"
 #include "daemon/ctl.h"
@@ -142,12 +143,16 @@ cmdsvc_bisect_run(struct daemon *d, const json_t *req, uid_t uid,
 	return rc;
 }
 
+/* fetch_rc when no fetch was waited for. */
+#define CMDSVC_NO_FETCH	1
+
 /*
- * After the fetch a bisect request waited for: the revisions resolve now,
- * or the error names the one still missing (and the fetch's failure).
+ * After the ancestry check (and the fetch a request may have waited for):
+ * the revisions resolve now, or the error names the one still missing
+ * (and the fetch's failure).
  */
 static void
-cmdsvc_bisect_retry(struct daemon *d, struct cmd_pending *p,
+cmdsvc_bisect_finish(struct daemon *d, struct cmd_pending *p,
     const json_t *req, uid_t uid, int fetch_rc, const char *fetch_msg)
 {
 	struct bd_error err;
@@ -159,6 +164,8 @@ cmdsvc_bisect_retry(struct daemon *d, struct cmd_pending *p,
 		cmd_pending_put(p, "existing", json_boolean(existing));
 		cmd_pending_done(p);
 	}
+	else if (fetch_rc == CMDSVC_NO_FETCH)
+		cmd_pending_fail(p, cmdsvc_code(&err), "%s", err.msg);
 	else if (fetch_rc < 0)
 		cmd_pending_fail(p, cmdsvc_code(&err), "%s (after a failed "
 		    "fetch: %s)", err.msg, fetch_msg);
@@ -167,9 +174,20 @@ cmdsvc_bisect_retry(struct daemon *d, struct cmd_pending *p,
 		    "fetch)", err.msg);
 }
 
+/* The ancestry check on the pool, then the rest (or the rest at once). */
+static void
+cmdsvc_bisect_checked(struct daemon *d, struct cmd_pending *p,
+    const json_t *req, uid_t uid, int fetch_rc, const char *fetch_msg)
+{
+	if (cmdbisect_check(d, d->cfg.repo.path, NULL, p, req, uid, fetch_rc,
+	    fetch_msg, cmdsvc_bisect_finish) < 0)
+		cmdsvc_bisect_finish(d, p, req, uid, fetch_rc, fetch_msg);
+}
+
 /*
  * Validated up front; the reply carries the id, new or existing.  A
- * revision the mirror lacks makes the reply wait for a fetch.
+ * revision the mirror lacks makes the reply wait for a fetch, and every
+ * request waits for the ancestry check (cmdbisect.h) before it is stored.
  */
 int
 cmdsvc_bisect(struct cmd_ctx *ctx)
@@ -178,8 +196,12 @@ cmdsvc_bisect(struct cmd_ctx *ctx)
 	int64_t id;
 	int existing, rc;
 
-	if ((rc = cmdrepo_wait_revisions(ctx, cmdsvc_bisect_retry)) != 0)
+	if ((rc = cmdrepo_wait_revisions(ctx, cmdsvc_bisect_checked)) != 0)
 		return rc;
+	if (cmdbisect_check(ctx->d, ctx->d->cfg.repo.path, ctx, NULL,
+	    ctx->req, ctx->conn->uid, CMDSVC_NO_FETCH, NULL,
+	    cmdsvc_bisect_finish) == 0)
+		return CMD_DEFERRED;
 	if (cmdsvc_bisect_run(ctx->d, ctx->req, ctx->conn->uid, &id,
 	    &existing, &err) < 0)
 		return cmdsvc_fail(ctx, &err);
