@@ -34,6 +34,7 @@ cmdbisect_work(uv_work_t *w)
 	struct cmdbisect *c = w->data;
 	git_repository *repo = NULL;
 	struct bd_error err;
+	char gs[GIT_OID_HEXSZ + 1], bs[GIT_OID_HEXSZ + 1];
 	git_oid bad, good;
 	const char *badrev = json_string_value(json_object_get(c->req, "bad"));
 	json_t *v;
@@ -47,10 +48,11 @@ cmdbisect_work(uv_work_t *w)
 		    &err) < 0 || git_oid_equal(&good, &bad) ||
 		    git_graph_descendant_of(repo, &good, &bad) != 1)
 			continue;
+		git_oid_tostr(gs, sizeof(gs), &good);
+		git_oid_tostr(bs, sizeof(bs), &bad);
 		snprintf(c->refused, sizeof(c->refused), "good %.100s (%.12s) "
 		    "descends from bad %.100s (%.12s): nothing to bisect; are "
-		    "they swapped?", json_string_value(v),
-		    git_oid_tostr_s(&good), badrev, git_oid_tostr_s(&bad));
+		    "they swapped?", json_string_value(v), gs, badrev, bs);
 		break;
 	}
 out:

@@ -38,6 +38,7 @@ struct sched {
 	/* Store errors being retried (sched_store.c). */
 	uv_timer_t		 store_retry;
 	uint64_t		 store_backoff_ms;	/* the next wait */
+	int			 store_failing;		/* since_ms is set */
 	int64_t			 store_since_ms;	/* trouble began */
 	int64_t			 store_last_ms;		/* the last error */
 	char			 store_trouble[600];	/* "" when none */

@@ -68,21 +68,23 @@ sched_store_error(struct sched *s, struct bisection *b,
 
 	if (s->stopping)
 		return 0;
-	if (!sched_store_transient(err->code) || (s->store_since_ms != 0 &&
-	    now - s->store_since_ms > SCHED_STORE_GIVEUP_MS)) {
-		snprintf(why, sizeof(why), "the database refused its state: %.400s",
-		    err->msg);
+	/* An error long after the last one starts the back-off afresh. */
+	if (!s->store_failing ||
+	    now - s->store_last_ms > 2 * (int64_t)SCHED_STORE_BACKOFF_MAX_MS) {
+		s->store_failing = 1;
+		s->store_backoff_ms = SCHED_STORE_BACKOFF_MS;
+		s->store_since_ms = now;
+	}
+	s->store_last_ms = now;
+	if (!sched_store_transient(err->code) ||
+	    now - s->store_since_ms > SCHED_STORE_GIVEUP_MS) {
+		snprintf(why, sizeof(why), "the database refused its state: "
+		    "%.400s", err->msg);
 		sched_fail(s, b, why);
 		return -1;
 	}
 	if (uv_is_active((uv_handle_t *)&s->store_retry))
 		return 0;	/* one retry covers every error meanwhile */
-	/* An error long after the last one starts the back-off afresh. */
-	if (now - s->store_last_ms > 2 * (int64_t)SCHED_STORE_BACKOFF_MAX_MS) {
-		s->store_backoff_ms = SCHED_STORE_BACKOFF_MS;
-		s->store_since_ms = now;
-	}
-	s->store_last_ms = now;
 	snprintf(s->store_trouble, sizeof(s->store_trouble), "the database "
 	    "refused a write (%.400s); retrying in %" PRIu64 " s", err->msg,
 	    (s->store_backoff_ms + 999) / 1000);

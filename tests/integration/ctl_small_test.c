@@ -92,29 +92,3 @@ Test(ctl_small, backup_into_a_missing_directory_is_invalid)
 	    small_message(r));
 	json_decref(r);
 }
-
-/*
- * Issue 35 item 18: a good that descends from bad is refused when asked,
- * naming both, and nothing is stored.
- */
-Test(ctl_small, good_descending_from_bad_is_refused_at_once)
-{
-	const char *msg;
-	json_t *r;
-
-	svc_setup("small-swap", 1, "2:3", 0);
-	r = svc_req("{\"cmd\":\"bisect\",\"good\":[\"%s\"],\"bad\":\"%s\","
-	    "\"benchmark\":\"spin\",\"metric\":\"runtime_ms\","
-	    "\"group\":\"lab\"}", svc.bad, svc.good);
-	cr_assert_str_eq(tst_daemon_error_code(r), "invalid-argument");
-	msg = small_message(r);
-	cr_assert_not_null(strstr(msg, "descends from bad"), "%s", msg);
-	cr_assert_not_null(strstr(msg, svc.bad), "%s", msg);
-	cr_assert_not_null(strstr(msg, svc.good), "%s", msg);
-	json_decref(r);
-	r = svc_req("{\"cmd\":\"list\"}");
-	cr_assert_eq(json_array_size(json_object_get(r, "bisections")), 0);
-	json_decref(r);
-	/* The right way round is accepted. */
-	cr_assert_gt(svc_bisect("runtime_ms", NULL), 0);
-}

@@ -472,20 +472,33 @@ Test(service, bad_requests_change_nothing)
 	json_decref(r);
 }
 
-/* Ancestry is checked with the graph, off the loop: the bisection fails. */
-Test(service, reversed_range_fails_with_a_reason)
+/*
+ * Ancestry is checked off the loop, before anything is stored (issue 35
+ * item 18): a good that descends from bad is refused, naming both, and
+ * no bisection is left behind.
+ */
+Test(service, reversed_range_is_refused_naming_both)
 {
-	json_t *b;
-	int64_t id;
+	const char *msg;
+	char bad12[13];
+	json_t *r;
 
 	svc_setup("svc-reversed", 1, "2:3", 0);
-	id = svc_bisect_range(svc.bad, svc.good, "ops_per_sec", NULL);
-	b = svc_wait(id);
-	cr_assert_str_eq(json_string_value(json_object_get(b, "state")),
-	    "failed");
-	cr_assert_not_null(strstr(json_string_value(json_object_get(b,
-	    "message")), "nothing to bisect"));
-	json_decref(b);
+	r = svc_req("{\"cmd\":\"bisect\",\"good\":[\"%s\"],\"bad\":\"%s\","
+	    "\"benchmark\":\"spin\",\"metric\":\"ops_per_sec\","
+	    "\"group\":\"lab\"}", svc.bad, svc.good);
+	cr_assert_str_eq(tst_daemon_error_code(r), "invalid-argument");
+	msg = json_string_value(json_object_get(json_object_get(r, "error"),
+	    "message"));
+	cr_assert_not_null(strstr(msg, "nothing to bisect"), "%s", msg);
+	cr_assert_not_null(strstr(msg, svc.bad), "%s", msg);
+	cr_assert_not_null(strstr(msg, svc.good), "%s", msg);
+	snprintf(bad12, sizeof(bad12), "(%.10s", svc.good);
+	cr_assert_not_null(strstr(msg, bad12), "bad's own sha: %s", msg);
+	json_decref(r);
+	r = svc_req("{\"cmd\":\"list\"}");
+	cr_assert_eq(json_array_size(json_object_get(r, "bisections")), 0);
+	json_decref(r);
 }
 
 
