@@ -3,7 +3,9 @@
  * one uid flooding connections starves no other, half-written lines time
  * out, a reload that cannot apply the socket group says so, a second
  * daemon on one database refuses to start, state-changing commands are for
- * operators only, and rejected requests cannot grow the audit table.
+ * operators only, rejected requests cannot grow the audit table, the
+ * audit trail has a retention, and running out of descriptors neither
+ * spins nor floods the log.
  *
  * The other uid is nobody (65534): a forked child drops to it.
  */
