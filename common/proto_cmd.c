@@ -141,6 +141,7 @@ const struct proto_cmd proto_cmd_table[PROTO_CMD_COUNT] = {
 	[PROTO_CMD_SWEEP] = { .name = "sweep",
 	    .flags = PROTO_CMD_STATE_CHANGING,
 	    .fields = proto_cmd_sweep_fields, .usage = "NAME [--now]",
+	    .state_field = "now",
 	    .help = "a sweep's refs and what it found (--now: sweep the newest "
 	    "matching ref now)" },
 	[PROTO_CMD_WATCH] = { .name = "watch", .flags = PROTO_CMD_STREAMS,
@@ -156,6 +157,18 @@ static const char *const proto_cmd_type_names[PROTO_T_COUNT] = {
 	[PROTO_T_STRINGS] = "an array of strings",
 	[PROTO_T_OBJECT] = "an object",
 };
+
+/* One answer for the permission check and the audit trail. */
+int
+proto_cmd_changes_state(enum proto_cmd_id id, const json_t *req)
+{
+	const struct proto_cmd *row = &proto_cmd_table[id];
+
+	if (!(row->flags & PROTO_CMD_STATE_CHANGING))
+		return 0;
+	return row->state_field == NULL ||
+	    json_is_true(json_object_get(req, row->state_field));
+}
 
 /* A linear walk: the table is short and read once per request. */
 int

@@ -94,6 +94,11 @@ struct proto_cmd {
 	const struct proto_cmd_field	*fields;
 	const char			*usage;	/* after "bisectctl NAME" */
 	const char			*help;	/* one line, lower case */
+	/*
+	 * A boolean field that alone makes a PROTO_CMD_STATE_CHANGING
+	 * command change state ("now" for sweep); NULL: every request does.
+	 */
+	const char			*state_field;
 };
 
 /* Indexed by enum proto_cmd_id. */
@@ -101,6 +106,12 @@ extern const struct proto_cmd proto_cmd_table[PROTO_CMD_COUNT];
 
 /* The command called name: its enum proto_cmd_id, or -ENOENT. */
 int	proto_cmd_find(const char *name);
+/*
+ * 1 when this request to command id changes state (operators only, and
+ * audited): the row is PROTO_CMD_STATE_CHANGING and, for a row with a
+ * state_field, that field is true.
+ */
+int	proto_cmd_changes_state(enum proto_cmd_id id, const json_t *req);
 /* The type in words for messages, e.g. "an array of strings". */
 const char *proto_cmd_type_name(enum proto_cmd_type t);
 /* Whether v (not NULL) has type t; 1 or 0. */

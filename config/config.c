@@ -113,6 +113,7 @@ config_release(struct config *cfg)
 	free(cfg->daemon.database);
 	free(cfg->daemon.workdir);
 	free(cfg->daemon.operators);
+	free(cfg->daemon.admin_group);
 	free(cfg->daemon.report_hook);
 	free(cfg->repo.path);
 	free(cfg->repo.url);

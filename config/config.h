@@ -77,6 +77,9 @@ struct config_daemon {
 	unsigned	 max_clients_per_uid;	/* connections from one uid */
 	uint64_t	 client_timeout_ms;	/* partial line; 0: none */
 	char		*operators;		/* GROUP[,GROUP]; NULL: anyone */
+	char		*admin_group;		/* GROUP[,GROUP]; NULL: root only */
+	uint64_t	 audit_keep_ms;		/* events older go; 0: kept */
+	unsigned	 audit_max_rows;	/* newest kept; 0: no cap */
 	char		*report_hook;		/* command, report on stdin; NULL: none */
 	uint64_t	 report_hook_timeout_ms; /* the hook is killed after */
 };
@@ -135,6 +138,7 @@ struct config_benchmark {
 	uint64_t	 install_timeout_ms;
 	uint64_t	 boot_timeout_ms;
 	uint64_t	 run_timeout_ms;
+	unsigned	 log_max_kib;		/* a step's log; 0: no cap */
 	struct config_metric *metrics;
 	size_t		 nmetrics;
 	double		 min_change;		/* relative, e.g. 0.01 */

@@ -35,7 +35,10 @@ static const struct config_key config_daemon_keys[] = {
 	KEYE(config_daemon, log_level, log_level_words, "info", LIVE,
 	    "Least severe messages logged: error, warn, info or debug."),
 	KEY(config_daemon, max_clients, uint, 0, 1, 100000, "64", LIVE,
-	    "Control connections at once, all clients together."),
+	    "Control connections at once, all clients together.  With 64 "
+	    "descriptors kept for the rest, it must fit the open files limit "
+	    "(RLIMIT_NOFILE): the daemon raises its soft limit, or serves "
+	    "fewer and says so."),
 	KEY(config_daemon, max_clients_per_uid, uint, 0, 1, 100000, "16", LIVE,
 	    "Control connections at once from one uid, at most max_clients."),
 	KEYF(config_daemon, client_timeout, client_timeout_ms, duration,
@@ -44,7 +47,20 @@ static const struct config_key config_daemon_keys[] = {
 	    "incomplete before it is closed; 0 waits forever."),
 	KEY(config_daemon, operators, string, 0, 0, 0, NULL, LIVE,
 	    "Groups, comma-separated, whose members may use the commands "
-	    "that change state; unset, everyone who can connect."),
+	    "that change state; unset, everyone who can connect.  An "
+	    "operator acts on the bisections its own uid started."),
+	KEY(config_daemon, admin_group, string, 0, 0, 0, NULL, LIVE,
+	    "Groups, comma-separated, whose members may also act on other "
+	    "uids' bisections (cancel them); root always may.  Unset, only "
+	    "root."),
+	KEYF(config_daemon, audit_keep, audit_keep_ms, duration,
+	    CONFIG_KEY_ZERO_OK, "180d", LIVE,
+	    "How long the audit trail (the events table) keeps a request; "
+	    "older rows are removed as new ones are written.  0 keeps them "
+	    "forever."),
+	KEY(config_daemon, audit_max_rows, uint, 0, 0,
+	    100000000, "100000", LIVE,
+	    "Rows the audit trail keeps at most, the newest; 0: no cap."),
 	KEY(config_daemon, report_hook, string, 0, 0, 0, NULL, LIVE,
 	    "Command run through /bin/sh -c when a bisection ends, with "
 	    "the report on stdin and the facts in BISECTD_* variables "
@@ -178,6 +194,10 @@ static const struct config_key config_benchmark_keys[] = {
 	    "Failed, timed out and retried runs a bisection tolerates before "
 	    "it ends failed with the last reason; each probe also stops "
 	    "after 3 attempts."),
+	KEY(config_benchmark, log_max_kib, uint, 0, 0, 16777216, "4096", LIVE,
+	    "KiB of output each step's log keeps (0: all): the first half "
+	    "and the last half, with a line saying how much was cut between "
+	    "them.  The metrics are read from the whole output."),
 	KEY(config_benchmark, metrics, metrics, REQ, 0, 0, NULL, LIVE,
 	    "Metrics the run reports, each NAME:higher, NAME:lower or "
 	    "NAME:pass-fail, then optionally :mean, :median, :min or :max: "

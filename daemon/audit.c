@@ -145,6 +145,27 @@ audit_flush(struct store *st, int64_t now_ms, struct audit_uid *u)
 }
 
 void
+audit_retention(struct audit *a, uint64_t keep_ms, unsigned max_rows)
+{
+	a->keep_ms = keep_ms;
+	a->max_rows = max_rows;
+}
+
+/* Retention runs as rows go in, so the table never outgrows it by much. */
+static void
+audit_prune(const struct audit *a, struct store *st, int64_t now_ms)
+{
+	struct bd_error err;
+	int64_t before = a->keep_ms > 0 && (int64_t)a->keep_ms < now_ms ?
+	    now_ms - (int64_t)a->keep_ms : 0;
+
+	bd_error_clear(&err);
+	if (st != NULL && (before > 0 || a->max_rows > 0) &&
+	    store_event_prune(st, before, a->max_rows, &err) < 0)
+		log_warnx("cannot prune the audit trail: %s", err.msg);
+}
+
+void
 audit_record(struct audit *a, struct store *st, int64_t now_ms, uid_t uid,
     const char *cmd, const char *summary, const char *outcome)
 {
@@ -158,4 +179,5 @@ audit_record(struct audit *a, struct store *st, int64_t now_ms, uid_t uid,
 		return;
 	}
 	audit_store(st, now_ms, uid, cmd, summary, outcome);
+	audit_prune(a, st, now_ms);
 }

@@ -39,10 +39,18 @@ struct audit_uid {
 
 struct audit {
 	struct audit_uid uids[AUDIT_UIDS];
+	uint64_t	 keep_ms;	/* [daemon] audit_keep; 0: forever */
+	unsigned	 max_rows;	/* [daemon] audit_max_rows; 0: no cap */
 };
 
 /* The bounded summary of a request object as JSON text; caller frees. */
 char	*audit_summary(const json_t *req);
+/*
+ * The retention the next records apply (they change on reload): after
+ * each stored event, rows older than keep_ms and beyond the newest
+ * max_rows are removed (0: no limit of that kind).
+ */
+void	 audit_retention(struct audit *a, uint64_t keep_ms, unsigned max_rows);
 /*
  * Stores one event (summary as from audit_summary, outcome "ok" or an
  * error code) unless uid has had more than AUDIT_REJECT_BURST rejections in

@@ -209,8 +209,13 @@ bisection_status_json(struct bisection *b, struct store *st,
 		json_object_set_new(o, "reused_runs", json_integer(
 		    (json_int_t)bs.reused));
 	}
-	/* A lab that cannot take runs says why the bisection waits. */
+	/* A store error being retried, or a lab that cannot take runs,
+	 * says why the bisection waits. */
 	if (b->phase != BISECTION_FINISHED && b->s != NULL &&
+	    *sched_store_trouble(b->s) != '\0')
+		json_object_set_new(o, "trouble", json_string(
+		    sched_store_trouble(b->s)));
+	else if (b->phase != BISECTION_FINISHED && b->s != NULL &&
 	    *sched_group_trouble(b->s, b->rec.group) != '\0')
 		json_object_set_new(o, "trouble", json_string(
 		    sched_group_trouble(b->s, b->rec.group)));

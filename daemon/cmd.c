@@ -340,7 +340,7 @@ cmd_check(struct cmd_ctx *ctx, int *idp)
 	if (*idp < 0)
 		return cmd_fail(ctx, PROTO_E_UNKNOWN_COMMAND,
 		    "unknown command %.64s", json_string_value(cmd));
-	if ((proto_cmd_table[*idp].flags & PROTO_CMD_STATE_CHANGING) &&
+	if (proto_cmd_changes_state((enum proto_cmd_id)*idp, ctx->req) &&
 	    !perm_operator(ctx->d->cfg.daemon.operators, ctx->conn->uid))
 		return cmd_fail(ctx, PROTO_E_PERMISSION_DENIED, "%s changes "
 		    "state: only members of the operators groups (%s) may "
@@ -358,6 +358,8 @@ static void
 cmd_record(struct daemon *d, uid_t uid, const struct proto_cmd *e,
     const char *summary, const char *outcome)
 {
+	audit_retention(&d->audit, d->cfg.daemon.audit_keep_ms,
+	    d->cfg.daemon.audit_max_rows);
 	audit_record(&d->audit, d->store, daemon_now_ms(), uid, e->name,
 	    summary, outcome);
 }
@@ -400,6 +402,7 @@ struct cmd_pending {
 	char			*summary;	/* for the audit trail */
 	char			 rawid[64];
 	int			 broken;	/* a cmd_pending_put failed */
+	int			 changes;	/* audited: it changes state */
 };
 
 struct cmd_pending *
@@ -416,6 +419,8 @@ cmd_defer(struct cmd_ctx *ctx)
 	p->reply = ctx->reply;
 	ctx->reply = NULL;
 	p->summary = audit_summary(ctx->req);
+	p->changes = proto_cmd_changes_state((enum proto_cmd_id)(ctx->row -
+	    proto_cmd_table), ctx->req);
 	memcpy(p->rawid, ctx->rawid, sizeof(p->rawid));
 	return p;
 }
@@ -426,7 +431,7 @@ cmd_pending_finish(struct cmd_pending *p, json_t *reply, const char *outcome)
 {
 	struct ctl_conn *conn = ctl_server_find(p->srv, p->serial);
 
-	if (p->row->flags & PROTO_CMD_STATE_CHANGING)
+	if (p->changes)
 		cmd_record(p->d, p->uid, p->row, p->summary, outcome);
 	if (conn != NULL) {
 		cmd_send(conn, p->row, reply, p->rawid);
@@ -554,7 +559,8 @@ cmd_dispatch(struct ctl_conn *conn, char *line, size_t len, void *arg)
 		if (ctx.detail != NULL)
 			json_object_update(eobj, ctx.detail);
 	}
-	if (e != NULL && (e->flags & PROTO_CMD_STATE_CHANGING)) {
+	if (e != NULL && proto_cmd_changes_state((enum proto_cmd_id)cmdid,
+	    ctx.req)) {
 		summary = audit_summary(ctx.req);
 		cmd_record(ctx.d, conn->uid, e, summary, rc == 0 ? "ok" :
 		    proto_error_code(ctx.error));

@@ -32,6 +32,26 @@ cmdops_backup_work(uv_work_t *w)
 	b->rc = store_backup(b->db_path, b->dest, &b->info, &b->err);
 }
 
+/*
+ * A path the daemon cannot create (it exists, its directory does not, or
+ * is not the daemon's to write) is the request's fault, not the daemon's.
+ */
+static enum proto_error
+cmdops_backup_code(int rc)
+{
+	switch (rc) {
+	case -EEXIST:
+	case -EINVAL:
+	case -ENOENT:
+	case -ENOTDIR:
+	case -EISDIR:
+	case -EACCES:
+	case -EROFS:
+		return PROTO_E_INVALID_ARGUMENT;
+	}
+	return PROTO_E_INTERNAL;
+}
+
 /* Back on the loop: the reply, the audit record and the log line. */
 static void
 cmdops_backup_done(uv_work_t *w, int status)
@@ -44,9 +64,8 @@ cmdops_backup_done(uv_work_t *w, int status)
 		cmd_pending_fail(b->pending, PROTO_E_INTERNAL,
 		    "backup was cancelled");
 	else if (b->rc < 0)
-		cmd_pending_fail(b->pending, b->rc == -EEXIST ||
-		    b->rc == -EINVAL ? PROTO_E_INVALID_ARGUMENT :
-		    PROTO_E_INTERNAL, "%s", b->err.msg);
+		cmd_pending_fail(b->pending, cmdops_backup_code(b->rc), "%s",
+		    b->err.msg);
 	else {
 		log_info("backup written to %s (%zu bytes)", b->dest,
 		    b->info.bytes);

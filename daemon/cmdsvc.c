@@ -4,10 +4,12 @@
 
 #include "common/xmalloc.h"
 #include "daemon/bisection.h"
+#include "daemon/cmdbisect.h"
 #include "daemon/cmdrepo.h"
 #include "daemon/cmdsvc.h"
 #include "daemon/ctl.h"
 #include "daemon/daemon.h"
+#include "daemon/perm.h"
 #include "daemon/sched.h"
 #include "remote/pool.h"
 #include "store/store.h"
@@ -40,12 +42,36 @@ cmdsvc_fail(struct cmd_ctx *ctx, const struct bd_error *err)
 	return cmd_fail(ctx, cmdsvc_code(err), "%s", err->msg);
 }
 
+/*
+ * A bisection id as the client sent it: ids start at 1, and one the store
+ * does not have reads "no bisection N", not the store's own words.
+ */
+static int
+cmdsvc_id_error(int64_t id, int rc, struct bd_error *err)
+{
+	if (id < 1)
+		return bd_error_set(err, -EINVAL, "bisection: ids start at 1, "
+		    "not %lld", (long long)id);
+	if (rc == -ENOENT)
+		return bd_error_set(err, -ENOENT, "no bisection %lld",
+		    (long long)id);
+	return rc;
+}
+
 static struct bisection *
 cmdsvc_find(struct cmd_ctx *ctx, struct bd_error *err)
 {
 	int64_t id = json_integer_value(json_object_get(ctx->req, "bisection"));
+	struct bisection *b;
 
-	return sched_find(ctx->d->sched, id, err);
+	bd_error_clear(err);
+	if (id < 1) {
+		cmdsvc_id_error(id, 0, err);
+		return NULL;
+	}
+	if ((b = sched_find(ctx->d->sched, id, err)) == NULL)
+		cmdsvc_id_error(id, err->code ? err->code : -ENOENT, err);
+	return b;
 }
 
 /*
@@ -117,12 +143,16 @@ cmdsvc_bisect_run(struct daemon *d, const json_t *req, uid_t uid,
 	return rc;
 }
 
+/* fetch_rc when no fetch was waited for. */
+#define CMDSVC_NO_FETCH	1
+
 /*
- * After the fetch a bisect request waited for: the revisions resolve now,
- * or the error names the one still missing (and the fetch's failure).
+ * After the ancestry check (and the fetch a request may have waited for):
+ * the revisions resolve now, or the error names the one still missing
+ * (and the fetch's failure).
  */
 static void
-cmdsvc_bisect_retry(struct daemon *d, struct cmd_pending *p,
+cmdsvc_bisect_finish(struct daemon *d, struct cmd_pending *p,
     const json_t *req, uid_t uid, int fetch_rc, const char *fetch_msg)
 {
 	struct bd_error err;
@@ -134,6 +164,8 @@ cmdsvc_bisect_retry(struct daemon *d, struct cmd_pending *p,
 		cmd_pending_put(p, "existing", json_boolean(existing));
 		cmd_pending_done(p);
 	}
+	else if (fetch_rc == CMDSVC_NO_FETCH)
+		cmd_pending_fail(p, cmdsvc_code(&err), "%s", err.msg);
 	else if (fetch_rc < 0)
 		cmd_pending_fail(p, cmdsvc_code(&err), "%s (after a failed "
 		    "fetch: %s)", err.msg, fetch_msg);
@@ -142,9 +174,20 @@ cmdsvc_bisect_retry(struct daemon *d, struct cmd_pending *p,
 		    "fetch)", err.msg);
 }
 
+/* The ancestry check on the pool, then the rest (or the rest at once). */
+static void
+cmdsvc_bisect_checked(struct daemon *d, struct cmd_pending *p,
+    const json_t *req, uid_t uid, int fetch_rc, const char *fetch_msg)
+{
+	if (cmdbisect_check(d, d->cfg.repo.path, NULL, p, req, uid, fetch_rc,
+	    fetch_msg, cmdsvc_bisect_finish) < 0)
+		cmdsvc_bisect_finish(d, p, req, uid, fetch_rc, fetch_msg);
+}
+
 /*
  * Validated up front; the reply carries the id, new or existing.  A
- * revision the mirror lacks makes the reply wait for a fetch.
+ * revision the mirror lacks makes the reply wait for a fetch, and every
+ * request waits for the ancestry check (cmdbisect.h) before it is stored.
  */
 int
 cmdsvc_bisect(struct cmd_ctx *ctx)
@@ -153,8 +196,12 @@ cmdsvc_bisect(struct cmd_ctx *ctx)
 	int64_t id;
 	int existing, rc;
 
-	if ((rc = cmdrepo_wait_revisions(ctx, cmdsvc_bisect_retry)) != 0)
+	if ((rc = cmdrepo_wait_revisions(ctx, cmdsvc_bisect_checked)) != 0)
 		return rc;
+	if (cmdbisect_check(ctx->d, ctx->d->cfg.repo.path, ctx, NULL,
+	    ctx->req, ctx->conn->uid, CMDSVC_NO_FETCH, NULL,
+	    cmdsvc_bisect_finish) == 0)
+		return CMD_DEFERRED;
 	if (cmdsvc_bisect_run(ctx->d, ctx->req, ctx->conn->uid, &id,
 	    &existing, &err) < 0)
 		return cmdsvc_fail(ctx, &err);
@@ -191,6 +238,37 @@ cmdsvc_list_one(void *arg, const struct store_bisection *b)
 	return 0;
 }
 
+/* Rows by id: ids grow with creation, so this is oldest first. */
+static int
+cmdsvc_by_id(const void *a, const void *b)
+{
+	json_int_t x = json_integer_value(json_object_get(*(json_t *const *)a,
+	    "id"));
+	json_int_t y = json_integer_value(json_object_get(*(json_t *const *)b,
+	    "id"));
+
+	return x < y ? -1 : x > y;
+}
+
+/*
+ * Oldest first, as documented: the store lists in scheduling order
+ * (priority first), which startup needs and a reader does not.
+ */
+static void
+cmdsvc_oldest_first(json_t *list)
+{
+	size_t i, n = json_array_size(list);
+	json_t **rows = xcalloc(n ? n : 1, sizeof(*rows));
+
+	for (i = 0; i < n; i++)
+		rows[i] = json_incref(json_array_get(list, i));
+	qsort(rows, n, sizeof(*rows), cmdsvc_by_id);
+	json_array_clear(list);
+	for (i = 0; i < n; i++)
+		json_array_append_new(list, rows[i]);
+	free(rows);
+}
+
 int
 cmdsvc_list(struct cmd_ctx *ctx)
 {
@@ -205,6 +283,7 @@ cmdsvc_list(struct cmd_ctx *ctx)
 		json_decref(list);
 		return cmdsvc_fail(ctx, &err);
 	}
+	cmdsvc_oldest_first(list);
 	/* Counts come after the listing: store callbacks may not nest. */
 	json_array_foreach(list, i, b) {
 		memset(&bs, 0, sizeof(bs));
@@ -232,12 +311,38 @@ cmdsvc_status(struct cmd_ctx *ctx)
 	return 0;
 }
 
+/*
+ * Operators act on their own work: a bisection another uid started is
+ * changed only by an admin (cmdsvc_owner); the refusal names both uids.
+ */
+static int
+cmdsvc_owner(struct cmd_ctx *ctx, const struct bisection *b)
+{
+	uid_t owner = (uid_t)b->rec.created_by;
+
+	if (perm_owner(ctx->d->cfg.daemon.admin_group, ctx->conn->uid, owner))
+		return 0;
+	return cmd_fail(ctx, PROTO_E_PERMISSION_DENIED, "%s: bisection %lld "
+	    "was started by uid %u, not %u: only root and members of "
+	    "admin_group%s%s may act on another uid's bisection",
+	    ctx->row->name, (long long)b->id, (unsigned)owner,
+	    (unsigned)ctx->conn->uid,
+	    ctx->d->cfg.daemon.admin_group ? " " : " (unset)",
+	    ctx->d->cfg.daemon.admin_group ? ctx->d->cfg.daemon.admin_group :
+	    "");
+}
+
 int
 cmdsvc_cancel(struct cmd_ctx *ctx)
 {
 	int64_t id = json_integer_value(json_object_get(ctx->req, "bisection"));
+	struct bisection *b;
 	struct bd_error err;
 
+	if ((b = cmdsvc_find(ctx, &err)) == NULL)
+		return cmdsvc_fail(ctx, &err);
+	if (cmdsvc_owner(ctx, b) < 0)
+		return -1;
 	if (sched_cancel(ctx->d->sched, id, &err) < 0)
 		return cmdsvc_fail(ctx, &err);
 	cmd_put(ctx, ctx->reply, "cancelled", json_true());
@@ -296,8 +401,10 @@ cmdsvc_samples(struct cmd_ctx *ctx)
 	struct bd_error err;
 
 	store_bisection_init(&rec);
-	if (store_bisection_get(ctx->d->store, id, &rec, &err) < 0)
+	if (id < 1 || store_bisection_get(ctx->d->store, id, &rec, &err) < 0) {
+		cmdsvc_id_error(id, id < 1 ? 0 : err.code, &err);
 		return cmdsvc_fail(ctx, &err);
+	}
 	store_bisection_release(&rec);
 	list = json_array();
 	l.ctx = ctx;
@@ -322,6 +429,9 @@ cmdsvc_drain_common(struct cmd_ctx *ctx, int drain)
 	if (h == NULL)
 		return cmd_fail(ctx, PROTO_E_NOT_FOUND, "no host %s", host);
 	rc = drain ? pool_drain(p, host) : pool_undrain(p, host);
+	if (rc == -EALREADY)
+		return cmd_fail(ctx, PROTO_E_CONFLICT, "host %s is already "
+		    "draining", host);
 	if (rc < 0)
 		return cmd_fail(ctx, PROTO_E_CONFLICT, "%s %s: %s",
 		    drain ? "drain" : "undrain", host, strerror(-rc));

@@ -1,3 +1,4 @@
+#include <sys/resource.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/un.h>
@@ -390,6 +391,45 @@ ctl_accept_one(struct ctl_server *srv, int fd)
 	    ctl_conn_read);
 }
 
+static void	ctl_accept(uv_poll_t *, int, int);
+
+/* The back-off is over: listen again (the poll fires if work waits). */
+static void
+ctl_accept_resume(uv_timer_t *t)
+{
+	struct ctl_server *srv = t->data;
+
+	srv->backing_off = 0;
+	if (!srv->stopping)
+		uv_poll_start(&srv->listener, UV_READABLE, ctl_accept);
+}
+
+/*
+ * Out of descriptors: the pending connection stays in the backlog and the
+ * level-triggered poll would fire again at once, so accepting pauses for
+ * CTL_ACCEPT_BACKOFF_MS.  One log line a minute says how often it happened.
+ */
+static void
+ctl_accept_backoff(struct ctl_server *srv, int error)
+{
+	uint64_t now = uv_now(srv->loop);
+
+	srv->emfile_count++;
+	if (srv->emfile_logged_ms == 0 ||
+	    now - srv->emfile_logged_ms >= CTL_EMFILE_LOG_MS) {
+		log_warnx("accept: %s: not accepting connections for %d ms at "
+		    "a time (%u times since the last such line; at most one "
+		    "a minute)", strerror(error), CTL_ACCEPT_BACKOFF_MS,
+		    srv->emfile_count);
+		srv->emfile_logged_ms = now;
+		srv->emfile_count = 0;
+	}
+	uv_poll_stop(&srv->listener);
+	srv->backing_off = 1;
+	uv_timer_start(&srv->backoff, ctl_accept_resume,
+	    CTL_ACCEPT_BACKOFF_MS, 0);
+}
+
 /*
  * Accepts at most CTL_ACCEPT_BURST connections per loop iteration: libuv's
  * own listener accepts until the backlog is empty, which a client that
@@ -411,7 +451,10 @@ ctl_accept(uv_poll_t *h, int status, int events)
 		fd = accept4(srv->listen_fd, NULL, NULL, SOCK_NONBLOCK |
 		    SOCK_CLOEXEC);
 		if (fd == -1) {
-			if (errno != EAGAIN && errno != EINTR &&
+			if (errno == EMFILE || errno == ENFILE ||
+			    errno == ENOBUFS || errno == ENOMEM)
+				ctl_accept_backoff(srv, errno);
+			else if (errno != EAGAIN && errno != EINTR &&
 			    errno != ECONNABORTED)
 				log_warn("accept");
 			return;
@@ -453,6 +496,8 @@ ctl_server_init(struct ctl_server *srv, uv_loop_t *loop, int fd,
 	srv->drain.data = srv;
 	uv_timer_init(loop, &srv->sweep);
 	srv->sweep.data = srv;
+	uv_timer_init(loop, &srv->backoff);
+	srv->backoff.data = srv;
 	srv->listen_fd = fd;
 	if ((rc = uv_poll_init(loop, &srv->listener, fd)) < 0)
 		return bd_error_set(err, -EIO, "cannot serve %s: %s", path,
@@ -491,6 +536,47 @@ ctl_server_sweep(uv_timer_t *t)
 	}
 }
 
+/*
+ * The connection cap the descriptor limit allows: the soft limit is
+ * raised towards the hard one if need be; past that the cap is lowered,
+ * and said so, rather than accept failing with EMFILE later.
+ */
+static unsigned
+ctl_fd_cap(unsigned max_clients)
+{
+	rlim_t need = (rlim_t)max_clients + CTL_FD_RESERVE;
+	struct rlimit rl;
+
+	if (getrlimit(RLIMIT_NOFILE, &rl) == -1 ||
+	    rl.rlim_cur == RLIM_INFINITY || rl.rlim_cur >= need)
+		return max_clients;
+	if (rl.rlim_max == RLIM_INFINITY || rl.rlim_max > rl.rlim_cur) {
+		rl.rlim_cur = rl.rlim_max == RLIM_INFINITY || rl.rlim_max >
+		    need ? need : rl.rlim_max;
+		if (setrlimit(RLIMIT_NOFILE, &rl) == 0 && rl.rlim_cur >= need) {
+			log_info("raised the open files limit to %llu for "
+			    "max_clients %u", (unsigned long long)rl.rlim_cur,
+			    max_clients);
+			return max_clients;
+		}
+		if (getrlimit(RLIMIT_NOFILE, &rl) == -1)
+			return max_clients;
+	}
+	if (rl.rlim_cur <= CTL_FD_RESERVE + 1) {
+		log_warnx("max_clients %u: the open files limit (%llu, "
+		    "RLIMIT_NOFILE) leaves room for one control connection; "
+		    "raise it (LimitNOFILE= or ulimit -n)", max_clients,
+		    (unsigned long long)rl.rlim_cur);
+		return 1;
+	}
+	log_warnx("max_clients %u needs an open files limit of %llu, and it "
+	    "is %llu (RLIMIT_NOFILE); serving at most %llu connections "
+	    "(raise LimitNOFILE= or ulimit -n)", max_clients,
+	    (unsigned long long)need, (unsigned long long)rl.rlim_cur,
+	    (unsigned long long)(rl.rlim_cur - CTL_FD_RESERVE));
+	return (unsigned)(rl.rlim_cur - CTL_FD_RESERVE);
+}
+
 /* Caps come from the config and change on reload, hence a setter. */
 void
 ctl_server_set_caps(struct ctl_server *srv, unsigned max_clients,
@@ -498,7 +584,7 @@ ctl_server_set_caps(struct ctl_server *srv, unsigned max_clients,
 {
 	uint64_t every;
 
-	srv->max_clients = max_clients;
+	srv->max_clients = ctl_fd_cap(max_clients);
 	srv->max_per_uid = max_per_uid;
 	srv->line_timeout_ms = line_timeout_ms;
 	if (srv->stopping || uv_is_closing((uv_handle_t *)&srv->sweep))
@@ -539,6 +625,8 @@ ctl_server_stop(struct ctl_server *srv)
 		uv_close((uv_handle_t *)&srv->listener, ctl_listener_closed);
 	if (!uv_is_closing((uv_handle_t *)&srv->sweep))
 		uv_close((uv_handle_t *)&srv->sweep, NULL);
+	if (!uv_is_closing((uv_handle_t *)&srv->backoff))
+		uv_close((uv_handle_t *)&srv->backoff, NULL);
 	TAILQ_FOREACH(conn, &srv->conns, entry)
 		ctl_conn_close(conn);
 	if (TAILQ_EMPTY(&srv->conns))

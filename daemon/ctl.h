@@ -34,6 +34,17 @@
 /* How long shutdown waits for clients to take their last replies. */
 #define CTL_DRAIN_MS		5000
 
+/* How long accepting pauses when the process is out of descriptors. */
+#define CTL_ACCEPT_BACKOFF_MS	250
+/* At most one log line per this long about running out of descriptors. */
+#define CTL_EMFILE_LOG_MS	60000
+/*
+ * Descriptors kept for everything but control connections (database,
+ * SSH sessions, step logs, git packs, lab requests) when the connection
+ * cap is checked against RLIMIT_NOFILE.
+ */
+#define CTL_FD_RESERVE		64
+
 /* Bit in struct ctl_conn subscriptions: the watch command's event stream. */
 #define CTL_SUB_EVENTS		0x1
 
@@ -84,6 +95,10 @@ struct ctl_server {
 	int			 listening;	/* listener initialised */
 	uv_timer_t		 drain;
 	uv_timer_t		 sweep;		/* partial-line timeouts */
+	uv_timer_t		 backoff;	/* accepting paused: EMFILE */
+	int			 backing_off;
+	uint64_t		 emfile_logged_ms;	/* last log line, or 0 */
+	unsigned		 emfile_count;	/* times since that line */
 	char			*path;		/* socket file we created */
 	dev_t			 dev;		/* its identity, so shutdown */
 	ino_t			 ino;		/* removes only our own file */
@@ -102,6 +117,9 @@ int	ctl_server_init(struct ctl_server *srv, uv_loop_t *loop, int fd,
 	    const char *path, ctl_line_cb *cb, void *arg, struct bd_error *err);
 /*
  * Connection caps; new limits apply to connections accepted afterwards.
+ * max_clients is checked against RLIMIT_NOFILE: the soft limit is raised
+ * towards the hard one when CTL_FD_RESERVE more are needed, and when even
+ * that is too few the cap is lowered, with a warning, to what it allows.
  * Only admitted connections that are not closing count, and the per-uid
  * cap is checked first, so one uid refused in a loop cannot fill the
  * server.  A connection whose partial line stays incomplete for longer

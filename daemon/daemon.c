@@ -287,7 +287,9 @@ daemon_config_check(const struct config *cfg, struct bd_error *err)
 	char buf[4096];
 	int rc;
 
-	if ((rc = perm_check(cfg->daemon.operators, &perr)) < 0)
+	if ((rc = perm_check("operators", cfg->daemon.operators,
+	    &perr)) < 0 || (rc = perm_check("admin_group",
+	    cfg->daemon.admin_group, &perr)) < 0)
 		return bd_error_set(err, rc, "%s: %s", cfg->path, perr.msg);
 	if ((rc = daemon_check_inputs(cfg, err)) < 0)
 		return rc;
@@ -331,7 +333,8 @@ daemon_init(struct daemon *d, const char *config_path, struct config *cfg,
 		return bd_error_set(err, -EINVAL,
 		    "%s: [daemon] socket and database are required",
 		    config_path);
-	if ((rc = perm_check(dc->operators, err)) < 0)
+	if ((rc = perm_check("operators", dc->operators, err)) < 0 ||
+	    (rc = perm_check("admin_group", dc->admin_group, err)) < 0)
 		return rc;
 	/* Before the socket: a second daemon must not touch the first's. */
 	if ((rc = daemon_lock_db(d, dc->database, dc->socket, err)) < 0)

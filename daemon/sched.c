@@ -214,6 +214,7 @@ sched_new(const struct sched_env *env, struct sched **out,
 	buildcache_bind(&s->cache, env->store);
 	uv_timer_init(env->loop, &s->kick);
 	s->kick.data = s;
+	sched_store_init(s, env->loop);
 	s->kick_ready = 1;
 	if ((rc = store_runs_requeue_inflight(env->store, &requeued, err)) < 0)
 		goto fail;
@@ -275,8 +276,10 @@ sched_teardown(struct sched *s)
 	if (s->pool != NULL)
 		pool_free(s->pool);
 	s->pool = NULL;
-	if (s->kick_ready)
+	if (s->kick_ready) {
 		uv_close((uv_handle_t *)&s->kick, NULL);
+		sched_store_close(s);
+	}
 }
 
 /*
@@ -293,8 +296,10 @@ sched_stop(struct sched *s)
 	if (s == NULL || s->stopping)
 		return;
 	s->stopping = 1;
-	if (s->kick_ready)
+	if (s->kick_ready) {
 		uv_timer_stop(&s->kick);
+		uv_timer_stop(&s->store_retry);
+	}
 	TAILQ_FOREACH(b, &s->active, entry) {
 		if (b->phase == BISECTION_LOADING)
 			bisection_load_abort(b);

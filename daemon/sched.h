@@ -131,6 +131,8 @@ struct backend;
 size_t		 sched_labs(struct sched *s, struct backend *const **out);
 /* Why group cannot run now (a lab's health), "" when it can. */
 const char	*sched_group_trouble(struct sched *s, const char *group);
+/* The store error being retried, "" when none (sched_store.c). */
+const char	*sched_store_trouble(const struct sched *s);
 git_repository	*sched_repo(struct sched *s);
 /* Lends the repository when none was open at startup (a first clone). */
 void		 sched_set_repo(struct sched *s, git_repository *repo);

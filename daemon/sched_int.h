@@ -35,6 +35,13 @@ struct sched {
 	int			 stopping;
 	int			 torn;		/* pool and queue closed */
 	unsigned		 rr;		/* rotates the fair share */
+	/* Store errors being retried (sched_store.c). */
+	uv_timer_t		 store_retry;
+	uint64_t		 store_backoff_ms;	/* the next wait */
+	int			 store_failing;		/* since_ms is set */
+	int64_t			 store_since_ms;	/* trouble began */
+	int64_t			 store_last_ms;		/* the last error */
+	char			 store_trouble[600];	/* "" when none */
 };
 
 struct store	*sched_store(struct sched *s);
@@ -45,6 +52,20 @@ void		 sched_emit(struct sched *s, const char *kind, json_t *fields);
 int64_t		 sched_clock_ms(struct sched *s);
 void		 sched_fail(struct sched *s, struct bisection *b,
 		    const char *why);
+
+/* The first wait after a store error, the longest, and when to give up. */
+#define SCHED_STORE_BACKOFF_MS		1000
+#define SCHED_STORE_BACKOFF_MAX_MS	60000
+#define SCHED_STORE_GIVEUP_MS		(60 * 60 * 1000)
+void		 sched_store_init(struct sched *s, uv_loop_t *loop);
+void		 sched_store_close(struct sched *s);
+/*
+ * A store write on b's path failed with err: retried with back-off when
+ * the disk may recover (returns 0), else b fails with the message
+ * (returns -1).
+ */
+int		 sched_store_error(struct sched *s, struct bisection *b,
+		    const struct bd_error *err);
 void		 sched_probe_free(struct bisection *b,
 		    struct bisection_probe *p);
 void		 sched_kick_cb(uv_timer_t *t);

@@ -160,11 +160,13 @@ sched_probe(struct sched *s, struct bisection *b, uint32_t commit)
 	struct bd_error err;
 	int64_t run;
 
+	if (b->phase != BISECTION_ACTIVE)	/* a store error ended it */
+		return;
 	bisection_probe_sha(b, commit, sha);
 	if (store_probe_add(sched_store(s), b->id, sha, NULL, &err) < 0 ||
 	    store_run_create(sched_store(s), b->id, sha, &run, &err) < 0) {
-		log_warnx("bisection %" PRId64 ": %s", b->id, err.msg);
 		engine_probe_dropped(&b->e, commit);
+		sched_store_error(s, b, &err);
 		return;
 	}
 	if (sched_submit(s, b, run, commit, sha, 0) < 0) {
@@ -487,6 +489,7 @@ sched_job_record(void *arg, const struct step_result *r, const char *host)
 	}
 	if (store_run_finish(sched_store(s), p->run, &res, m, n, &err) < 0) {
 		log_warnx("run %" PRId64 ": %s", p->run, err.msg);
+		sched_store_error(s, b, &err);
 		goto out;
 	}
 	p->recorded = 1;
@@ -670,8 +673,8 @@ sched_finish(struct sched *s, struct bisection *b,
 	v.detail = dtext;
 	if (store_bisection_set_state(sched_store(s), b->id,
 	    STORE_BISECTION_DONE, &v, &err) < 0) {
-		log_warnx("bisection %" PRId64 ": %s", b->id, err.msg);
 		free(dtext);
+		sched_store_error(s, b, &err);
 		return;
 	}
 	b->phase = BISECTION_FINISHED;

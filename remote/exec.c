@@ -39,6 +39,12 @@ enum exec_phase {
 	EP_DONE,
 };
 
+/* The last max bytes of a stream, as a ring rotated in place at the end. */
+struct exec_ring {
+	char	*buf;
+	size_t	 max, len, head;
+};
+
 struct exec {
 	struct ssh_conn		*conn;
 	uv_loop_t		*loop;
@@ -66,8 +72,11 @@ struct exec {
 	char			 pgline[EXEC_PGID_MAX];
 	size_t			 pglen;
 	int			 pgdone;
-	char			*tail;
-	size_t			 tail_max, tail_len, tail_head;
+	struct exec_ring	 tail;		/* stdout's last bytes */
+	uint64_t		 log_max;	/* 0: the log is not capped */
+	uint64_t		 log_written;	/* bytes of the head written */
+	uint64_t		 log_over;	/* bytes beyond the head */
+	struct exec_ring	 log_tail;	/* the log's last bytes */
 	struct exec_result	 res;
 	char			 buf[EXEC_BUFSZ];
 };
@@ -76,26 +85,25 @@ static void	exec_maybe_report(struct exec *);
 static void	exec_kill(struct exec *, enum exec_status, const char *);
 static void	exec_on_connected(void *, int, const struct bd_error *);
 
-/* Keeps the last tail_max bytes of stdout in a ring. */
+/* Keeps the last r->max bytes of what passes through it. */
 static void
-exec_tail_add(struct exec *e, const char *p, size_t n)
+exec_ring_add(struct exec_ring *r, const char *p, size_t n)
 {
 	size_t room;
 
-	if (e->tail_max == 0)
+	if (r->max == 0)
 		return;
-	if (n > e->tail_max) {
-		p += n - e->tail_max;
-		n = e->tail_max;
+	if (n > r->max) {
+		p += n - r->max;
+		n = r->max;
 	}
 	while (n > 0) {
-		room = e->tail_max - e->tail_head;
+		room = r->max - r->head;
 		if (room > n)
 			room = n;
-		memcpy(e->tail + e->tail_head, p, room);
-		e->tail_head = (e->tail_head + room) % e->tail_max;
-		e->tail_len = e->tail_len + room > e->tail_max ? e->tail_max :
-		    e->tail_len + room;
+		memcpy(r->buf + r->head, p, room);
+		r->head = (r->head + room) % r->max;
+		r->len = r->len + room > r->max ? r->max : r->len + room;
 		p += room;
 		n -= room;
 	}
@@ -115,15 +123,44 @@ exec_reverse(char *p, size_t n)
 	}
 }
 
-/* Rotates the ring in place so the tail reads front to back. */
+/* Rotates the ring in place so it reads front to back. */
 static void
-exec_tail_flatten(struct exec *e)
+exec_ring_flatten(struct exec_ring *r)
 {
-	if (e->tail_len < e->tail_max || e->tail_head == 0)
+	if (r->len < r->max || r->head == 0)
 		return;
-	exec_reverse(e->tail, e->tail_head);
-	exec_reverse(e->tail + e->tail_head, e->tail_max - e->tail_head);
-	exec_reverse(e->tail, e->tail_max);
+	exec_reverse(r->buf, r->head);
+	exec_reverse(r->buf + r->head, r->max - r->head);
+	exec_reverse(r->buf, r->max);
+	r->head = 0;
+}
+
+/*
+ * A capped log ends with what was cut and the last bytes: written at the
+ * end, once, with plain writes of at most half the cap.
+ */
+static void
+exec_log_finish(struct exec *e)
+{
+	struct exec_ring *r = &e->log_tail;
+	char note[200];
+	size_t off;
+	ssize_t n;
+	int len;
+
+	if (e->logfd < 0 || e->log_over == 0)
+		return;
+	exec_ring_flatten(r);
+	len = snprintf(note, sizeof(note), "\n[bisectd: %llu bytes of output "
+	    "cut here: the log of a step keeps its first %llu and its last "
+	    "%zu bytes (log_max)]\n",
+	    (unsigned long long)(e->log_over - r->len),
+	    (unsigned long long)e->log_written, r->len);
+	if (write(e->logfd, note, (size_t)len) != len)
+		return;
+	for (off = 0; off < r->len; off += (size_t)n)
+		if ((n = write(e->logfd, r->buf + off, r->len - off)) <= 0)
+			return;
 }
 
 /* One wording for how a command ended, used in every message. */
@@ -150,7 +187,8 @@ exec_freed(uv_handle_t *h)
 	struct exec *e = h->data;
 
 	free(e->wrapped);
-	free(e->tail);
+	free(e->tail.buf);
+	free(e->log_tail.buf);
 	free(e);
 }
 
@@ -171,10 +209,11 @@ exec_on_report(uv_timer_t *t)
 		r->status = EXEC_SIGNALED;
 	else
 		r->status = EXEC_EXITED;
-	exec_tail_flatten(e);
-	r->tail = e->tail;
-	r->tail_len = e->tail_len;
-	r->tail_truncated = r->out_bytes > e->tail_len;
+	exec_ring_flatten(&e->tail);
+	r->tail = e->tail.buf;
+	r->tail_len = e->tail.len;
+	r->tail_truncated = r->out_bytes > e->tail.len;
+	exec_log_finish(e);
 	if (e->logfd >= 0)
 		close(e->logfd);
 	e->logfd = -1;
@@ -285,6 +324,7 @@ exec_take_pgid(struct exec *e, size_t n)
 static void
 exec_consume(struct exec *e, int stream, size_t n)
 {
+	size_t head;
 	uv_buf_t b;
 
 	if (stream == 1 && !e->pgdone)
@@ -295,11 +335,22 @@ exec_consume(struct exec *e, int stream, size_t n)
 		e->res.buf_hwm = n;
 	if (stream == 0) {
 		e->res.out_bytes += n;
-		exec_tail_add(e, e->buf, n);
+		exec_ring_add(&e->tail, e->buf, n);
 	} else
 		e->res.err_bytes += n;
 	if (e->logfd < 0)
 		return;
+	if (e->log_max > 0 && e->log_written + n > e->log_max / 2) {
+		/* Past the head: the rest goes to the log's tail ring. */
+		head = (size_t)(e->log_max / 2 - e->log_written);
+		if (e->log_tail.buf == NULL)
+			e->log_tail.buf = xmalloc(e->log_tail.max);
+		exec_ring_add(&e->log_tail, e->buf + head, n - head);
+		e->log_over += n - head;
+		if ((n = head) == 0)
+			return;
+	}
+	e->log_written += n;
 	b = uv_buf_init(e->buf, (unsigned)n);
 	e->wreq.data = e;
 	e->writing = 1;
@@ -592,8 +643,11 @@ exec_start(struct ssh_conn *c, const struct exec_opts *o, exec_done_cb *cb,
 	e->timeout_ms = o->timeout_ms;
 	e->grace_ms = o->kill_grace_ms ? o->kill_grace_ms : EXEC_KILL_GRACE_MS;
 	e->connect_wait_ms = o->connect_wait_ms;
-	e->tail_max = o->tail_max;
-	e->tail = o->tail_max ? xmalloc(o->tail_max) : NULL;
+	e->tail.max = o->tail_max;
+	e->tail.buf = o->tail_max ? xmalloc(o->tail_max) : NULL;
+	e->log_max = fd >= 0 ? o->log_max : 0;
+	/* The ring is allocated when the head is full, if ever. */
+	e->log_tail.max = (size_t)(e->log_max - e->log_max / 2);
 	wrap = quote_shell(EXEC_WRAPPER);
 	dir = quote_shell(o->cwd != NULL ? o->cwd : "");
 	cmd = quote_shell(o->command);

@@ -40,6 +40,12 @@ struct exec_opts {
 	const char	*command;	/* run by /bin/sh -c on the host */
 	const char	*cwd;		/* made and entered first; NULL: home */
 	const char	*log_path;	/* output appended; NULL: dropped */
+	/*
+	 * Bytes of output the log keeps (0: all): the first half as it
+	 * comes, the last half at the end, after a line saying how much
+	 * was cut between them.  The result (tail, counts) sees everything.
+	 */
+	uint64_t	 log_max;
 	uint64_t	 timeout_ms;	/* 0: none */
 	uint64_t	 kill_grace_ms;	/* TERM to KILL; 0: EXEC_KILL_GRACE_MS */
 	uint64_t	 connect_wait_ms; /* retry a connection this long */

@@ -374,12 +374,18 @@ pool_drain(struct pool *p, const char *name)
 
 	if (h == NULL)
 		return -ENOENT;
+	if (h->health == POOL_DRAINING)
+		return -EALREADY;
 	h->health = POOL_DRAINING;
 	pool_changed(h);
 	return 0;
 }
 
-/* Back into service after a health probe; also lifts a quarantine. */
+/*
+ * Back into service; also lifts a quarantine.  A host whose connection is
+ * up is up at once (that is what a probe would find); any other is probed
+ * now and stays down until it answers.
+ */
 int
 pool_undrain(struct pool *p, const char *name)
 {
@@ -388,8 +394,10 @@ pool_undrain(struct pool *p, const char *name)
 	if (h == NULL)
 		return -ENOENT;
 	h->failures = 0;
-	h->health = POOL_DOWN;	/* the next health probe brings it up */
+	h->health = h->conn != NULL && ssh_is_ready(h->conn) ? POOL_UP :
+	    POOL_DOWN;
 	pool_changed(h);
+	pool_tell(p);
 	pool_on_health(&p->health);
 	return 0;
 }

@@ -117,8 +117,9 @@ void	 pool_unlease(struct pool_host *h);
 void	 pool_release(struct pool *p, struct pool_host *h,
 	    enum step_outcome outcome, const char *why);
 
+/* -EALREADY when the host is draining already. */
 int	 pool_drain(struct pool *p, const char *name);
-/* Also ends a quarantine; the host is probed before use. */
+/* Also ends a quarantine; a host not connected is probed before use. */
 int	 pool_undrain(struct pool *p, const char *name);
 
 struct ssh_conn *pool_host_conn(struct pool_host *h);

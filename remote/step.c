@@ -260,6 +260,7 @@ step_exec(struct step *s, const struct step_host *h, char *cmd,
 	o.command = cmd;
 	o.cwd = h->cfg->workdir;
 	o.log_path = log;
+	o.log_max = (uint64_t)s->spec.bench->log_max_kib * 1024;
 	o.timeout_ms = timeout_ms;
 	o.kill_grace_ms = s->spec.kill_grace_ms;
 	o.connect_wait_ms = s->spec.connect_wait_ms;
@@ -579,10 +580,14 @@ step_on_boot(void *arg, const struct boot_result *r)
 	}
 }
 
-/* Parses metrics from text; a bad result fails the sample, not the host. */
+/*
+ * Parses metrics from text; a bad result fails the sample, not the host.
+ * from names where the text came from for the message: "collect", the
+ * result file, or the run's own output when neither is configured.
+ */
 static void
-step_collect(struct step *s, const char *text, size_t len, bool whole,
-    bool truncated)
+step_collect(struct step *s, const char *from, const char *text, size_t len,
+    bool whole, bool truncated)
 {
 	struct bd_error err;
 	int rc;
@@ -594,7 +599,7 @@ step_collect(struct step *s, const char *text, size_t len, bool whole,
 		rc = metrics_parse_last_line(text, len, truncated,
 		    s->spec.bench, &s->res.metrics, &err);
 	if (rc != 0) {
-		step_finish(s, STEP_FAILED, NULL, "collect: %s", err.msg);
+		step_finish(s, STEP_FAILED, NULL, "%s: %s", from, err.msg);
 		return;
 	}
 	s->phase = STEP_PHASE_DONE;
@@ -628,7 +633,7 @@ step_on_collect_cmd(void *arg, const struct exec_result *r)
 	s->ex = NULL;
 	if (step_judge(s, &s->spec.test, r) != 0)
 		return;
-	step_collect(s, r->tail ? r->tail : "", r->tail_len, false,
+	step_collect(s, "collect", r->tail ? r->tail : "", r->tail_len, false,
 	    r->tail_truncated);
 }
 
@@ -643,11 +648,12 @@ step_on_result_file(void *arg, const struct relay_result *r)
 		step_finish(s, STEP_CANCELLED, NULL, "collect cancelled");
 	else if (r->rc != 0 && r->infra)
 		step_finish(s, STEP_INFRA, s->spec.test.cfg->name,
-		    "collect: %s", r->err.msg);
+		    "result_file: %s", r->err.msg);
 	else if (r->rc != 0)
-		step_finish(s, STEP_FAILED, NULL, "collect: %s", r->err.msg);
+		step_finish(s, STEP_FAILED, NULL, "result_file: %s",
+		    r->err.msg);
 	else
-		step_collect(s, r->data, r->len, true, false);
+		step_collect(s, "result_file", r->data, r->len, true, false);
 }
 
 /* Build on the build host unless the cache already names an artifact. */
@@ -807,7 +813,7 @@ step_collect_start(struct step *s)
 		if (relay_fetch(s->spec.test.conn, path, STEP_RESULT_MAX,
 		    s->spec.connect_wait_ms, step_on_result_file, s, &s->rl,
 		    &err) != 0)
-			step_finish(s, STEP_FAILED, NULL, "collect: %s",
+			step_finish(s, STEP_FAILED, NULL, "result_file: %s",
 			    err.msg);
 		free(path);
 		return;
@@ -815,7 +821,8 @@ step_collect_start(struct step *s)
 	if (step_test_cmd(s, b->collect, b->run_timeout_ms, STEP_TAIL_MAX,
 	    step_on_collect_cmd))
 		return;
-	step_collect(s, s->tail, s->tail_len, false, s->tail_truncated);
+	step_collect(s, "run output (last line)", s->tail, s->tail_len,
+	    false, s->tail_truncated);
 }
 
 /* Starts the current phase; phases without a template fall through. */

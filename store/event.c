@@ -28,6 +28,29 @@ store_event_add(struct store *s, int64_t time_ms, uid_t uid,
 	return store_exec(s, st, err, "add event");
 }
 
+/* Two bounded deletes at the old end of the table; see store.h. */
+int
+store_event_prune(struct store *s, int64_t before_ms, uint64_t keep,
+    struct bd_error *err)
+{
+	sqlite3_stmt *st;
+	int rc;
+
+	if (before_ms > 0) {
+		st = store_stmt(s, STMT_EVENT_PRUNE_AGE);
+		sqlite3_bind_int64(st, 1, before_ms);
+		if ((rc = store_exec(s, st, err, "prune events by age")) < 0)
+			return rc;
+	}
+	if (keep > 0) {
+		st = store_stmt(s, STMT_EVENT_PRUNE_ROWS);
+		sqlite3_bind_int64(st, 1, (int64_t)keep);
+		if ((rc = store_exec(s, st, err, "prune events by rows")) < 0)
+			return rc;
+	}
+	return 0;
+}
+
 /* Strings point into the row: the callback contract says they die with it. */
 static int
 store_event_row(void *arg, sqlite3_stmt *st)

@@ -288,6 +288,17 @@ const char *const store_sql[STMT_COUNT] = {
 	[STMT_EVENT_LIST] =
 	    "SELECT id, time_ms, uid, request, outcome FROM events"
 	    " WHERE id > ?1 ORDER BY id LIMIT ?2",
+	/*
+	 * Times grow with ids, so the expired rows are the oldest ids: the
+	 * walk stops at the first row young enough.
+	 */
+	[STMT_EVENT_PRUNE_AGE] =
+	    "DELETE FROM events WHERE id < coalesce((SELECT id FROM events"
+	    " WHERE time_ms >= ?1 ORDER BY id LIMIT 1),"
+	    " (SELECT max(id) + 1 FROM events), 0)",
+	/* Only the oldest rows are ever deleted, so ids stay contiguous. */
+	[STMT_EVENT_PRUNE_ROWS] =
+	    "DELETE FROM events WHERE id <= (SELECT max(id) FROM events) - ?1",
 
 	[STMT_BISECTION_ACTIVE] =
 	    "SELECT id FROM bisections"

@@ -120,6 +120,13 @@ typedef int (*store_event_cb)(void *arg, const struct store_event *ev);
 
 int	store_event_add(struct store *s, int64_t time_ms, uid_t uid,
 	    const char *request, const char *outcome, struct bd_error *err);
+/*
+ * The audit trail's retention: removes events older than before_ms (0:
+ * none by age) and all but the newest keep (0: no cap).  Returns 0 or a
+ * negative errno.
+ */
+int	store_event_prune(struct store *s, int64_t before_ms, uint64_t keep,
+	    struct bd_error *err);
 /* Events with id > after_id, oldest first, at most limit (0: all). */
 int	store_event_list(struct store *s, int64_t after_id, size_t limit,
 	    store_event_cb cb, void *arg, struct bd_error *err);

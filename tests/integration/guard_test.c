@@ -3,12 +3,15 @@
  * one uid flooding connections starves no other, half-written lines time
  * out, a reload that cannot apply the socket group says so, a second
  * daemon on one database refuses to start, state-changing commands are for
- * operators only, and rejected requests cannot grow the audit table.
+ * operators only, rejected requests cannot grow the audit table, the
+ * audit trail has a retention, and running out of descriptors neither
+ * spins nor floods the log.
  *
  * The other uid is nobody (65534): a forked child drops to it.
  */
 #include <criterion/criterion.h>
 
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 
@@ -357,4 +360,191 @@ Test(guard, audit_summary_keeps_the_command_and_cuts_fields)
 	json_decref(sum);
 	json_decref(req);
 	free(text);
+}
+
+struct guard_ids {
+	size_t	 n;
+	int64_t	 first;
+	int	 old;		/* rows from before the retention */
+};
+
+static int
+guard_id(void *arg, const struct store_event *ev)
+{
+	struct guard_ids *g = arg;
+
+	if (g->n++ == 0)
+		g->first = ev->id;
+	g->old += ev->time_ms < 1000000;
+	return 0;
+}
+
+/* The events of td's database, once the daemon has stopped. */
+static void
+guard_events(struct guard_ids *g)
+{
+	struct store *st;
+	struct bd_error err;
+
+	memset(g, 0, sizeof(*g));
+	cr_assert_eq(store_open(&st, td.db, &err), 0, "%s", err.msg);
+	cr_assert_eq(store_event_list(st, 0, 0, guard_id, g, &err), 0, "%s",
+	    err.msg);
+	store_close(st);
+}
+
+/*
+ * Issue 35 item 19: the audit trail keeps the newest audit_max_rows, and
+ * by default drops rows older than audit_keep (180 days).
+ */
+GTEST(audit_trail_has_a_retention)
+{
+	struct guard_ids g;
+	struct store *st;
+	struct bd_error err;
+	int fd, i;
+
+	/* Two rows from 1970, written before the daemon ever ran. */
+	cr_assert_eq(tst_daemon_setup(&td, "guard", NULL, NULL), 0);
+	cr_assert_eq(store_open(&st, td.db, &err), 0, "%s", err.msg);
+	for (i = 0; i < 2; i++)
+		cr_assert_eq(store_event_add(st, 1000 + i, 0, "{}", "ok",
+		    &err), 0, "%s", err.msg);
+	store_close(st);
+	cr_assert_eq(tst_daemon_start(&td), 0, "bisectd did not start");
+	cr_assert_geq(fd = tst_daemon_connect(&td), 0);
+	cr_assert(guard_ok(fd, "{\"cmd\":\"reload\"}"));
+	close(fd);
+	cr_assert_eq(tst_daemon_stop(&td, SIGTERM), 0);
+	guard_events(&g);
+	cr_assert_eq(g.old, 0, "rows from 1970 kept by default");
+	cr_assert_eq(g.n, 1);
+
+	/* A cap of 5 rows keeps the 5 newest (ids 19 to 23) of 21. */
+	cr_assert_eq(tst_daemon_write_config(&td, "audit_max_rows = 5\n",
+	    NULL), 0);
+	cr_assert_eq(tst_daemon_start(&td), 0, "bisectd did not restart");
+	cr_assert_geq(fd = tst_daemon_connect(&td), 0);
+	for (i = 0; i < 20; i++)
+		cr_assert(guard_ok(fd, "{\"cmd\":\"reload\"}"));
+	close(fd);
+	cr_assert_eq(tst_daemon_stop(&td, SIGTERM), 0);
+	guard_events(&g);
+	cr_assert_eq(g.n, 5, "%zu rows", g.n);
+	cr_assert_eq(g.first, 19, "oldest kept: %lld", (long long)g.first);
+}
+
+/* How many lines of td's log mention text. */
+static int
+guard_log_count(const char *text)
+{
+	char *log = tst_read_file(td.log), *p;
+	int n = 0;
+
+	for (p = log; p != NULL && (p = strstr(p, text)) != NULL; p++)
+		n++;
+	free(log);
+	return n;
+}
+
+/* Opens n connections into fds (-1 where connecting failed). */
+static void
+guard_connect_many(int *fds, int n)
+{
+	int i;
+
+	for (i = 0; i < n; i++)
+		fds[i] = tst_daemon_connect(&td);
+}
+
+static void
+guard_close_many(int *fds, int n)
+{
+	int i;
+
+	for (i = 0; i < n; i++)
+		if (fds[i] >= 0)
+			close(fds[i]);
+}
+
+/* A ping on a new connection answers within the bound (back-off ends). */
+static int
+guard_ping_soon(void)
+{
+	int i, fd, ok = 0;
+
+	for (i = 0; i < 200 && !ok; i++) {
+		if ((fd = tst_daemon_connect(&td)) >= 0) {
+			ok = guard_ok(fd, "{\"cmd\":\"ping\"}");
+			close(fd);
+		}
+		if (!ok)
+			usleep(50 * 1000);
+	}
+	return ok;
+}
+
+/*
+ * Issue 35 item 9: with max_clients above what `ulimit -n 128` allows, the
+ * daemon raises its soft limit at start, lowers the cap (with a warning)
+ * when the hard limit is too low as well, and 200 connections never make
+ * accept fail in a loop; pings still answer.
+ */
+GTEST(caps_are_checked_against_the_open_files_limit)
+{
+	struct rlimit old, low, hard = { 128, 128 };
+	int fds[200];
+	json_t *r;
+
+	cr_assert_eq(getrlimit(RLIMIT_NOFILE, &old), 0);
+	low = old;
+	low.rlim_cur = 128;
+	cr_assert_eq(setrlimit(RLIMIT_NOFILE, &low), 0);
+	cr_assert_eq(tst_daemon_setup(&td, "guard", "max_clients = 200\n"
+	    "max_clients_per_uid = 200\n", NULL), 0);
+	td.pid = tst_daemon_spawn(&td, "bisectd.log");
+	cr_assert_eq(setrlimit(RLIMIT_NOFILE, &old), 0);
+	cr_assert_gt(td.pid, 0);
+	cr_assert(guard_ping_soon(), "bisectd did not start");
+	cr_assert(tst_daemon_log_wait(&td, "bisectd.log",
+	    "raised the open files limit"));
+	guard_connect_many(fds, 200);
+	guard_close_many(fds, 200);
+	cr_assert(guard_ping_soon());
+
+	/* A hard limit of 128: the reload lowers the cap instead. */
+	cr_assert_eq(prlimit(td.pid, RLIMIT_NOFILE, &hard, NULL), 0);
+	r = tst_daemon_reply(tst_daemon_request(&td, "{\"cmd\":\"reload\"}"));
+	cr_assert(r != NULL && json_is_true(json_object_get(r, "ok")));
+	json_decref(r);
+	cr_assert(tst_daemon_log_wait(&td, "bisectd.log",
+	    "serving at most 64 connections"));
+	guard_connect_many(fds, 200);
+	guard_close_many(fds, 200);
+	cr_assert(guard_ping_soon());
+	cr_assert_eq(guard_log_count("accept"), 0, "%d accept lines",
+	    guard_log_count("accept"));
+}
+
+/*
+ * Issue 35 item 9: when descriptors run out anyway (the limit lowered
+ * under the running daemon), accepting backs off with one log line and
+ * resumes by itself.
+ */
+Test(guard, running_out_of_descriptors_backs_off, .fini = guard_cleanup,
+    .timeout = 120)
+{
+	struct rlimit low = { 48, 48 };
+	int fds[120];
+
+	guard_start("max_clients = 200\nmax_clients_per_uid = 200\n");
+	cr_assert(guard_ping_soon(), "bisectd is not serving");
+	cr_assert_eq(prlimit(td.pid, RLIMIT_NOFILE, &low, NULL), 0);
+	guard_connect_many(fds, 120);
+	/* Let the daemon meet the full backlog for a while. */
+	usleep(1000 * 1000);
+	guard_close_many(fds, 120);
+	cr_assert(guard_ping_soon(), "the daemon stopped answering");
+	cr_assert_eq(guard_log_count("Too many open files"), 1,
+	    "%d lines", guard_log_count("Too many open files"));
 }

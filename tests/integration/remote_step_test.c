@@ -4,6 +4,8 @@
  * reboots, and the fleet (relay, retries on another host, health).
  */
 #include <criterion/criterion.h>
+
+#include <sys/stat.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -158,6 +160,7 @@ Test(remote_step, step_rejects_bad_results)
 	struct config_host h;
 	struct ssh_conn *c;
 	struct sres x;
+	const char *from;
 	size_t i;
 
 	cr_assert_eq(sshd_start(&rtest_srv[0], "results"), 0);
@@ -176,7 +179,56 @@ Test(remote_step, step_rejects_bad_results)
 		cr_assert_eq(x.phase, STEP_PHASE_COLLECT);
 		cr_assert(strstr(x.msg, cases[i].err) != NULL, "case %zu: %s",
 		    i, x.msg);
+		/* Issue 35 item 18: the message names the configured source. */
+		from = cases[i].result_file ? "result_file: " :
+		    "run output (last line): ";
+		cr_assert(strncmp(x.msg, from, strlen(from)) == 0,
+		    "case %zu: %s", i, x.msg);
 	}
+	/* Only a collect command's output is blamed on collect. */
+	rtest_bench_init(&b, "true");
+	b.collect = "echo done";
+	run_step(&b, &h, c, &x);
+	cr_assert_eq(x.outcome, STEP_FAILED, "%s", x.msg);
+	cr_assert(strncmp(x.msg, "collect: ", 9) == 0, "%s", x.msg);
+	ssh_conn_free(c);
+	rtest_drain_loop();
+}
+
+/*
+ * Issue 35 item 8: a step printing 2 MB keeps a log of its first and last
+ * 32 KiB with a line saying what was cut; the metrics on the last line
+ * are read all the same.
+ */
+Test(remote_step, step_log_is_capped_keeping_head_and_tail)
+{
+	struct config_benchmark b;
+	struct config_host h;
+	struct ssh_conn *c;
+	struct sres x;
+	struct stat st;
+	char *p, *s;
+
+	cr_assert_eq(sshd_start(&rtest_srv[0], "logcap"), 0);
+	c = rtest_conn_for(&rtest_srv[0], &h, "h0");
+	rtest_bench_init(&b, "echo FIRST-LINE; head -c 2000000 /dev/zero | "
+	    "tr '\\0' x; echo; "
+	    "echo '{\"score\": 7}'");
+	b.log_max_kib = 64;
+	run_step(&b, &h, c, &x);
+	cr_assert_eq(x.outcome, STEP_OK, "%s", x.msg);
+	cr_assert_float_eq(x.score, 7.0, 1e-12);
+	p = rtest_path_in(rtest_tmp, "run1-run.log");
+	cr_assert_eq(stat(p, &st), 0);
+	cr_assert_leq(st.st_size, 64 * 1024 + 200, "%lld bytes",
+	    (long long)st.st_size);
+	s = tst_read_file(p);
+	cr_assert_not_null(s);
+	cr_assert(strncmp(s, "FIRST-LINE\n", 11) == 0);
+	cr_assert_not_null(strstr(s, "bytes of output cut here"));
+	cr_assert_not_null(strstr(s, "{\"score\": 7}\n"));
+	free(s);
+	free(p);
 	ssh_conn_free(c);
 	rtest_drain_loop();
 }

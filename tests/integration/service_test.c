@@ -472,22 +472,49 @@ Test(service, bad_requests_change_nothing)
 	json_decref(r);
 }
 
-/* Ancestry is checked with the graph, off the loop: the bisection fails. */
-Test(service, reversed_range_fails_with_a_reason)
+/*
+ * Ancestry is checked off the loop, before anything is stored (issue 35
+ * item 18): a good that descends from bad is refused, naming both, and
+ * no bisection is left behind.
+ */
+Test(service, reversed_range_is_refused_naming_both)
 {
-	json_t *b;
-	int64_t id;
+	const char *msg;
+	char bad12[13];
+	json_t *r;
 
 	svc_setup("svc-reversed", 1, "2:3", 0);
-	id = svc_bisect_range(svc.bad, svc.good, "ops_per_sec", NULL);
-	b = svc_wait(id);
-	cr_assert_str_eq(json_string_value(json_object_get(b, "state")),
-	    "failed");
-	cr_assert_not_null(strstr(json_string_value(json_object_get(b,
-	    "message")), "nothing to bisect"));
-	json_decref(b);
+	r = svc_req("{\"cmd\":\"bisect\",\"good\":[\"%s\"],\"bad\":\"%s\","
+	    "\"benchmark\":\"spin\",\"metric\":\"ops_per_sec\","
+	    "\"group\":\"lab\"}", svc.bad, svc.good);
+	cr_assert_str_eq(tst_daemon_error_code(r), "invalid-argument");
+	msg = json_string_value(json_object_get(json_object_get(r, "error"),
+	    "message"));
+	cr_assert_not_null(strstr(msg, "nothing to bisect"), "%s", msg);
+	cr_assert_not_null(strstr(msg, svc.bad), "%s", msg);
+	cr_assert_not_null(strstr(msg, svc.good), "%s", msg);
+	snprintf(bad12, sizeof(bad12), "(%.10s", svc.good);
+	cr_assert_not_null(strstr(msg, bad12), "bad's own sha: %s", msg);
+	json_decref(r);
+	r = svc_req("{\"cmd\":\"list\"}");
+	cr_assert_eq(json_array_size(json_object_get(r, "bisections")), 0);
+	json_decref(r);
 }
 
+
+/* Waits (bounded) until the host's first probe has brought it up. */
+static void
+svc_wait_host_up(const char *name)
+{
+	int i;
+
+	for (i = 0; i < SVC_WAIT_MS / 50; i++) {
+		if (strcmp(svc_host_state(name), "up") == 0)
+			return;
+		usleep(50 * 1000);
+	}
+	cr_assert_fail("host %s never came up", name);
+}
 
 /* Drain shows in hosts and in the event stream; undrain brings it back. */
 Test(service, drain_undrain_and_watch)
@@ -497,6 +524,7 @@ Test(service, drain_undrain_and_watch)
 	int fd;
 
 	svc_setup("svc-drain", 2, "2:3", 0);
+	svc_wait_host_up("h0");
 	cr_assert_geq(fd = tst_daemon_connect(&svc.td), 0);
 	line = tst_daemon_rpc(fd, "{\"cmd\":\"watch\"}");
 	cr_assert_not_null(line);
@@ -512,10 +540,16 @@ Test(service, drain_undrain_and_watch)
 	cr_assert_not_null(strstr(line, "\"host\":\"h0\""), "%s", line);
 	free(line);
 	close(fd);
+	/* Issue 35 item 18: a second drain is a conflict. */
+	r = svc_req("{\"cmd\":\"drain\",\"host\":\"h0\"}");
+	cr_assert_str_eq(tst_daemon_error_code(r), "conflict");
+	json_decref(r);
+	/* ... and undrain of a connected host answers up, not down. */
 	r = svc_req("{\"cmd\":\"undrain\",\"host\":\"h0\"}");
 	cr_assert(json_is_true(json_object_get(r, "ok")));
+	cr_assert_str_eq(json_string_value(json_object_get(r, "state")), "up");
 	json_decref(r);
-	cr_assert_str_neq(svc_host_state("h0"), "draining");
+	cr_assert_str_eq(svc_host_state("h0"), "up");
 }
 
 /* Runs git in the fixture repository; returns its stdout (caller frees). */
