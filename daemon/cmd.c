@@ -12,7 +12,7 @@
 #include "daemon/cmdrepo.h"
 #include "daemon/cmdsvc.h"
 #include "daemon/ctl.h"
-#include "daemon/daemon.h"
+#include "daemon/server.h"
 #include "daemon/perm.h"
 #include "common/log.h"
 #include "daemon/sched.h"
@@ -67,9 +67,9 @@ cmd_find(const char *name)
  * database", and a character cut by the buffer is dropped.
  */
 static void
-cmd_scrub(const struct daemon *d, char *msg, size_t size)
+cmd_scrub(const struct server *srv, char *msg, size_t size)
 {
-	const char *db = d != NULL ? d->cfg.daemon.database : NULL;
+	const char *db = srv != NULL ? server_config(srv)->daemon.database : NULL;
 	static const char repl[] = "the database";
 	size_t dlen, rlen = sizeof(repl) - 1;
 	char *p;
@@ -102,7 +102,7 @@ cmd_fail(struct cmd_ctx *ctx, enum proto_error e, const char *fmt, ...)
 	va_start(ap, fmt);
 	vsnprintf(ctx->message, sizeof(ctx->message), fmt, ap);
 	va_end(ap);
-	cmd_scrub(ctx->d, ctx->message, sizeof(ctx->message));
+	cmd_scrub(ctx->srv, ctx->message, sizeof(ctx->message));
 	return -1;
 }
 
@@ -145,7 +145,7 @@ cmd_ping(struct cmd_ctx *ctx)
 static int
 cmd_version(struct cmd_ctx *ctx)
 {
-	int64_t up = (daemon_now_ms() - ctx->d->started_ms) / 1000;
+	int64_t up = (ctx->srv->now_ms() - ctx->srv->started_ms) / 1000;
 
 	cmd_put(ctx, ctx->reply, "version", json_string(BISECTD_VERSION));
 	cmd_put(ctx, ctx->reply, "protocol", json_integer(PROTO_VERSION));
@@ -158,7 +158,7 @@ cmd_version(struct cmd_ctx *ctx)
 static int
 cmd_config(struct cmd_ctx *ctx)
 {
-	json_t *c = config_to_json(&ctx->d->cfg);
+	json_t *c = config_to_json(server_config(ctx->srv));
 
 	if (c == NULL)
 		return cmd_fail(ctx, PROTO_E_INTERNAL,
@@ -169,10 +169,10 @@ cmd_config(struct cmd_ctx *ctx)
 
 /* The pool's view of a host; a host added by a reload is not in it yet. */
 static int
-cmd_host_info(const struct daemon *d, const struct config_host *h,
+cmd_host_info(const struct server *srv, const struct config_host *h,
     struct pool_host_info *hi)
 {
-	struct pool *p = d->sched ? sched_pool(d->sched) : NULL;
+	struct pool *p = srv->sched ? sched_pool(srv->sched) : NULL;
 	size_t i;
 
 	for (i = 0; p != NULL && i < pool_count(p); i++) {
@@ -204,14 +204,14 @@ cmd_host_roles(unsigned roles)
 static json_t *
 cmd_host_json(struct cmd_ctx *ctx, const struct config_host *h)
 {
-	const struct daemon *d = ctx->d;
+	const struct server *srv = ctx->srv;
 	struct pool_host_info hi;
-	int known = cmd_host_info(d, h, &hi) == 0;
+	int known = cmd_host_info(srv, h, &hi) == 0;
 	json_t *o = json_pack("{s:s, s:s, s:I, s:s, s:o, s:s}",
 	    "name", h->name, "address", h->address, "port", (json_int_t)h->port,
 	    "group", h->group ? h->group : "", "roles", cmd_host_roles(h->roles),
 	    "state", known ? pool_health_name(hi.health) : "unknown");
-	json_t *cur = d->sched ? sched_host_current(d->sched, h->name) : NULL;
+	json_t *cur = srv->sched ? sched_host_current(srv->sched, h->name) : NULL;
 
 	if (o == NULL) {
 		json_decref(cur);
@@ -236,11 +236,11 @@ cmd_host_json(struct cmd_ctx *ctx, const struct config_host *h)
 static json_t *
 cmd_labs_json(struct cmd_ctx *ctx, const char *want)
 {
-	const struct daemon *d = ctx->d;
+	const struct server *srv = ctx->srv;
 	struct backend *const *labs;
 	struct lava_info li;
 	json_t *a = json_array();
-	size_t i, n = d->sched ? sched_labs(d->sched, &labs) : 0;
+	size_t i, n = srv->sched ? sched_labs(srv->sched, &labs) : 0;
 
 	for (i = 0; i < n; i++) {
 		const struct config_lab *cl;
@@ -248,7 +248,7 @@ cmd_labs_json(struct cmd_ctx *ctx, const char *want)
 		lava_info(labs[i], &li);
 		if (want != NULL && strcmp(want, li.group) != 0)
 			continue;
-		cl = config_lab_find(&d->cfg, li.name);
+		cl = config_lab_find(server_config(srv), li.name);
 		if (cmd_append(ctx, a, json_pack("{s:s, s:s, s:s, s:s, "
 		    "s:s, s:I, s:I, s:I, s:s, s:s, s:o}", "name", li.name,
 		    "type", "lava", "url", li.url, "device_type",
@@ -269,7 +269,7 @@ cmd_labs_json(struct cmd_ctx *ctx, const char *want)
 static int
 cmd_hosts(struct cmd_ctx *ctx)
 {
-	const struct config *cfg = &ctx->d->cfg;
+	const struct config *cfg = server_config(ctx->srv);
 	json_t *group = json_object_get(ctx->req, "group");
 	const char *want = group ? json_string_value(group) : NULL;
 	json_t *hosts = json_array(), *h;
@@ -296,7 +296,7 @@ cmd_reload(struct cmd_ctx *ctx)
 	json_t *restart = json_array(), *list, *not_applied = json_array();
 	size_t i;
 
-	if (daemon_reload(ctx->d, &errs, restart, not_applied) < 0) {
+	if (ctx->srv->reload(ctx->srv->arg, &errs, restart, not_applied) < 0) {
 		list = json_array();
 		for (i = 0; i < errs.n; i++)
 			json_array_append_new(list, json_string(errs.msgs[i]));
@@ -341,11 +341,11 @@ cmd_check(struct cmd_ctx *ctx, int *idp)
 		return cmd_fail(ctx, PROTO_E_UNKNOWN_COMMAND,
 		    "unknown command %.64s", json_string_value(cmd));
 	if (proto_cmd_changes_state((enum proto_cmd_id)*idp, ctx->req) &&
-	    !perm_operator(ctx->d->cfg.daemon.operators, ctx->conn->uid))
+	    !perm_operator(server_config(ctx->srv)->daemon.operators, ctx->conn->uid))
 		return cmd_fail(ctx, PROTO_E_PERMISSION_DENIED, "%s changes "
 		    "state: only members of the operators groups (%s) may "
 		    "use it", proto_cmd_table[*idp].name,
-		    ctx->d->cfg.daemon.operators);
+		    server_config(ctx->srv)->daemon.operators);
 	bd_error_clear(&err);
 	if (proto_cmd_check((enum proto_cmd_id)*idp, ctx->req, &code,
 	    &err) < 0)
@@ -355,12 +355,12 @@ cmd_check(struct cmd_ctx *ctx, int *idp)
 
 /* The audit trail: who asked for what state change, and how it ended. */
 static void
-cmd_record(struct daemon *d, uid_t uid, const struct proto_cmd *e,
+cmd_record(struct server *srv, uid_t uid, const struct proto_cmd *e,
     const char *summary, const char *outcome)
 {
-	audit_retention(&d->audit, d->cfg.daemon.audit_keep_ms,
-	    d->cfg.daemon.audit_max_rows);
-	audit_record(&d->audit, d->store, daemon_now_ms(), uid, e->name,
+	audit_retention(srv->audit, server_config(srv)->daemon.audit_keep_ms,
+	    server_config(srv)->daemon.audit_max_rows);
+	audit_record(srv->audit, srv->store, srv->now_ms(), uid, e->name,
 	    summary, outcome);
 }
 
@@ -392,7 +392,7 @@ cmd_send(struct ctl_conn *conn, const struct proto_cmd *e, json_t *reply,
 }
 
 struct cmd_pending {
-	struct daemon		*d;
+	struct server		*owner;		/* what the command acts on */
 	struct ctl_server	*srv;
 	unsigned		 serial;
 	uid_t			 uid;
@@ -410,7 +410,7 @@ cmd_defer(struct cmd_ctx *ctx)
 {
 	struct cmd_pending *p = xcalloc(1, sizeof(*p));
 
-	p->d = ctx->d;
+	p->owner = ctx->srv;
 	p->srv = ctx->conn->srv;
 	p->serial = ctl_conn_hold(ctx->conn);
 	p->uid = ctx->conn->uid;
@@ -432,7 +432,7 @@ cmd_pending_finish(struct cmd_pending *p, json_t *reply, const char *outcome)
 	struct ctl_conn *conn = ctl_server_find(p->srv, p->serial);
 
 	if (p->changes)
-		cmd_record(p->d, p->uid, p->row, p->summary, outcome);
+		cmd_record(p->owner, p->uid, p->row, p->summary, outcome);
 	if (conn != NULL) {
 		cmd_send(conn, p->row, reply, p->rawid);
 		ctl_conn_unhold(conn);
@@ -518,7 +518,7 @@ cmd_dispatch(struct ctl_conn *conn, char *line, size_t len, void *arg)
 	if (cmd_blank(line, len))
 		return;
 	memset(&ctx, 0, sizeof(ctx));
-	ctx.d = arg;
+	ctx.srv = arg;
 	ctx.conn = conn;
 	ctx.req = json_loadb(line, len, JSON_DECODE_ANY |
 	    JSON_REJECT_DUPLICATES, &jerr);
@@ -562,7 +562,7 @@ cmd_dispatch(struct ctl_conn *conn, char *line, size_t len, void *arg)
 	if (e != NULL && proto_cmd_changes_state((enum proto_cmd_id)cmdid,
 	    ctx.req)) {
 		summary = audit_summary(ctx.req);
-		cmd_record(ctx.d, conn->uid, e, summary, rc == 0 ? "ok" :
+		cmd_record(ctx.srv, conn->uid, e, summary, rc == 0 ? "ok" :
 		    proto_error_code(ctx.error));
 		free(summary);
 	}

@@ -19,10 +19,10 @@
 #include "common/proto_cmd.h"
 
 struct ctl_conn;
-struct daemon;
+struct server;
 
 struct cmd_ctx {
-	struct daemon	*d;
+	struct server	*srv;
 	struct ctl_conn	*conn;
 	json_t		*req;		/* borrowed; valid during the call */
 	const struct proto_cmd *row;	/* the command's row */
@@ -65,7 +65,7 @@ void	 cmd_pending_done(struct cmd_pending *p);
 void	 cmd_pending_fail(struct cmd_pending *p, enum proto_error e,
 	    const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 
-/* A ctl_line_cb: arg is the struct daemon. */
+/* A ctl_line_cb: arg is the struct server. */
 void	cmd_dispatch(struct ctl_conn *conn, char *line, size_t len, void *arg);
 /* The handler of the protocol command called name, or NULL. */
 cmd_fn	*cmd_find(const char *name);

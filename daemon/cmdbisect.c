@@ -7,13 +7,13 @@
 #include "common/xmalloc.h"
 #include "daemon/cmd.h"
 #include "daemon/cmdbisect.h"
-#include "daemon/daemon.h"
+#include "daemon/server.h"
 #include "repo/rev.h"
 
 /* One check on the pool; everything it reads is its own. */
 struct cmdbisect {
 	uv_work_t		 work;
-	struct daemon		*d;
+	struct server		*srv;
 	struct cmd_pending	*pending;
 	json_t			*req;		/* a copy */
 	uid_t			 uid;
@@ -69,7 +69,7 @@ cmdbisect_done(uv_work_t *w, int status)
 		cmd_pending_fail(c->pending, PROTO_E_INVALID_ARGUMENT, "%s",
 		    c->refused);
 	else
-		c->next(c->d, c->pending, c->req, c->uid, c->fetch_rc,
+		c->next(c->srv, c->pending, c->req, c->uid, c->fetch_rc,
 		    c->fetch_msg);
 	json_decref(c->req);
 	free(c->fetch_msg);
@@ -78,7 +78,7 @@ cmdbisect_done(uv_work_t *w, int status)
 }
 
 int
-cmdbisect_check(struct daemon *d, const char *repo_path,
+cmdbisect_check(struct server *srv, const char *repo_path,
     struct cmd_ctx *ctx, struct cmd_pending *p, const json_t *req,
     uid_t uid, int fetch_rc, const char *fetch_msg, cmdrepo_retry_fn *next)
 {
@@ -88,7 +88,7 @@ cmdbisect_check(struct daemon *d, const char *repo_path,
 		return -1;
 	c = xcalloc(1, sizeof(*c));
 	c->work.data = c;
-	c->d = d;
+	c->srv = srv;
 	c->pending = p;
 	c->req = json_deep_copy(req);
 	c->uid = uid;
@@ -96,7 +96,7 @@ cmdbisect_check(struct daemon *d, const char *repo_path,
 	c->fetch_msg = xstrdup(fetch_msg != NULL ? fetch_msg : "");
 	c->next = next;
 	c->repo_path = xstrdup(repo_path);
-	if (uv_queue_work(&d->loop, &c->work, cmdbisect_work,
+	if (uv_queue_work(srv->loop, &c->work, cmdbisect_work,
 	    cmdbisect_done) < 0) {
 		json_decref(c->req);
 		free(c->fetch_msg);

@@ -7,7 +7,7 @@
 #include "common/log.h"
 #include "common/xmalloc.h"
 #include "daemon/cmdops.h"
-#include "daemon/daemon.h"
+#include "daemon/server.h"
 #include "store/store.h"
 
 /* One backup on the thread pool; the reply waits for it. */
@@ -99,14 +99,14 @@ cmdops_backup(struct cmd_ctx *ctx)
 		return cmd_fail(ctx, PROTO_E_INVALID_ARGUMENT,
 		    "path must be absolute (the daemon's working directory "
 		    "is not yours)");
-	if (ctx->d->store == NULL)
+	if (ctx->srv->store == NULL)
 		return cmd_fail(ctx, PROTO_E_INTERNAL, "no database is open");
 	b = xcalloc(1, sizeof(*b));
-	b->db_path = xstrdup(ctx->d->cfg.daemon.database);
+	b->db_path = xstrdup(server_config(ctx->srv)->daemon.database);
 	b->dest = xstrdup(path);
-	b->started_ms = uv_now(&ctx->d->loop);
+	b->started_ms = uv_now(ctx->srv->loop);
 	b->work.data = b;
-	if (uv_queue_work(&ctx->d->loop, &b->work, cmdops_backup_work,
+	if (uv_queue_work(ctx->srv->loop, &b->work, cmdops_backup_work,
 	    cmdops_backup_done) < 0) {
 		free(b->db_path);
 		free(b->dest);

@@ -7,7 +7,7 @@
 #include "common/xmalloc.h"
 #include "daemon/cmdrepo.h"
 #include "daemon/ctl.h"
-#include "daemon/daemon.h"
+#include "daemon/server.h"
 #include "daemon/sweep.h"
 #include "daemon/watcher.h"
 #include "repo/rev.h"
@@ -15,7 +15,7 @@
 /* A reply waiting for a fetch: fetch --wait, or a bisect request. */
 struct cmdrepo_wait {
 	struct cmd_pending	*pending;
-	struct daemon		*d;
+	struct server		*srv;
 	json_t			*req;		/* a copy, for the retry */
 	cmdrepo_retry_fn	*retry;		/* NULL: fetch --wait */
 	uid_t			 uid;		/* who asked */
@@ -27,10 +27,10 @@ cmdrepo_repo(struct cmd_ctx *ctx)
 {
 	json_t *since = json_object_get(ctx->req, "since");
 
-	cmd_put(ctx, ctx->reply, "repo", watcher_state(ctx->d->watcher));
+	cmd_put(ctx, ctx->reply, "repo", watcher_state(ctx->srv->watcher));
 	if (since != NULL)
 		cmd_put(ctx, ctx->reply, "events", watcher_events(
-		    ctx->d->watcher, json_integer_value(since)));
+		    ctx->srv->watcher, json_integer_value(since)));
 	return 0;
 }
 
@@ -41,12 +41,12 @@ cmdrepo_fetched(void *arg, int rc, const char *msg)
 	struct cmdrepo_wait *w = arg;
 
 	if (w->retry != NULL)
-		w->retry(w->d, w->pending, w->req, w->uid, rc, msg);
+		w->retry(w->srv, w->pending, w->req, w->uid, rc, msg);
 	else if (rc < 0)
 		cmd_pending_fail(w->pending, PROTO_E_INTERNAL, "%s", msg);
 	else {
 		cmd_pending_put(w->pending, "repo",
-		    watcher_state(w->d->watcher));
+		    watcher_state(w->srv->watcher));
 		cmd_pending_done(w->pending);
 	}
 	json_decref(w->req);
@@ -62,7 +62,7 @@ cmdrepo_fetch(struct cmd_ctx *ctx)
 	struct bd_error err;
 
 	if (!wait) {
-		if (watcher_fetch(ctx->d->watcher, NULL, NULL, &err) < 0)
+		if (watcher_fetch(ctx->srv->watcher, NULL, NULL, &err) < 0)
 			return cmd_fail(ctx, err.code == -ENOTSUP ?
 			    PROTO_E_CONFLICT : PROTO_E_INTERNAL, "%s",
 			    err.msg);
@@ -70,8 +70,8 @@ cmdrepo_fetch(struct cmd_ctx *ctx)
 		return 0;
 	}
 	w = xcalloc(1, sizeof(*w));
-	w->d = ctx->d;
-	if (watcher_fetch(ctx->d->watcher, cmdrepo_fetched, w, &err) < 0) {
+	w->srv = ctx->srv;
+	if (watcher_fetch(ctx->srv->watcher, cmdrepo_fetched, w, &err) < 0) {
 		free(w);
 		return cmd_fail(ctx, err.code == -ENOTSUP ? PROTO_E_CONFLICT :
 		    PROTO_E_INTERNAL, "%s", err.msg);
@@ -82,12 +82,12 @@ cmdrepo_fetch(struct cmd_ctx *ctx)
 
 /* Whether the daemon's repository resolves rev. */
 static int
-cmdrepo_has(struct daemon *d, const char *rev)
+cmdrepo_has(struct server *srv, const char *rev)
 {
 	git_oid oid;
 
-	return d->repo != NULL && rev != NULL &&
-	    repo_rev_resolve(d->repo, rev, &oid, NULL) == 0;
+	return srv->repo != NULL && rev != NULL &&
+	    repo_rev_resolve(srv->repo, rev, &oid, NULL) == 0;
 }
 
 int
@@ -100,20 +100,20 @@ cmdrepo_wait_revisions(struct cmd_ctx *ctx, cmdrepo_retry_fn *retry)
 	size_t i;
 	int missing;
 
-	if (ctx->d->cfg.repo.url == NULL)
+	if (server_config(ctx->srv)->repo.url == NULL)
 		return 0;
-	missing = !cmdrepo_has(ctx->d, json_string_value(json_object_get(
+	missing = !cmdrepo_has(ctx->srv, json_string_value(json_object_get(
 	    ctx->req, "bad")));
 	json_array_foreach(good, i, v)
-		missing |= !cmdrepo_has(ctx->d, json_string_value(v));
+		missing |= !cmdrepo_has(ctx->srv, json_string_value(v));
 	if (!missing)
 		return 0;
 	w = xcalloc(1, sizeof(*w));
-	w->d = ctx->d;
+	w->srv = ctx->srv;
 	w->retry = retry;
 	w->uid = ctx->conn->uid;
 	w->req = json_deep_copy(ctx->req);
-	if (watcher_fetch(ctx->d->watcher, cmdrepo_fetched, w, &err) < 0) {
+	if (watcher_fetch(ctx->srv->watcher, cmdrepo_fetched, w, &err) < 0) {
 		json_decref(w->req);
 		free(w);
 		return 0;
@@ -127,7 +127,7 @@ int
 cmdrepo_sweeps(struct cmd_ctx *ctx)
 {
 	struct bd_error err;
-	json_t *r = sweeper_list(ctx->d->sweeper, &err);
+	json_t *r = sweeper_list(ctx->srv->sweeper, &err);
 
 	if (r == NULL)
 		return cmd_fail(ctx, PROTO_E_INTERNAL, "%s", err.msg);
@@ -145,10 +145,10 @@ cmdrepo_sweep(struct cmd_ctx *ctx)
 	json_t *r;
 
 	if (json_is_true(json_object_get(ctx->req, "now")) &&
-	    sweeper_now(ctx->d->sweeper, name, &err) < 0)
+	    sweeper_now(ctx->srv->sweeper, name, &err) < 0)
 		return cmd_fail(ctx, err.code == -ENOENT ?
 		    PROTO_E_INVALID_ARGUMENT : PROTO_E_INTERNAL, "%s", err.msg);
-	if ((r = sweeper_show(ctx->d->sweeper, name, &err)) == NULL)
+	if ((r = sweeper_show(ctx->srv->sweeper, name, &err)) == NULL)
 		return cmd_fail(ctx, err.code == -ENOENT ?
 		    PROTO_E_INVALID_ARGUMENT : PROTO_E_INTERNAL, "%s", err.msg);
 	json_object_update(ctx->reply, r);

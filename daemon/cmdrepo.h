@@ -17,10 +17,10 @@ cmd_fn	cmdrepo_sweep;
 
 #include <sys/types.h>
 
-struct daemon;
+struct server;
 
 /* Runs a request again once the fetch it waited for ends. */
-typedef void cmdrepo_retry_fn(struct daemon *d, struct cmd_pending *p,
+typedef void cmdrepo_retry_fn(struct server *srv, struct cmd_pending *p,
     const json_t *req, uid_t uid, int fetch_rc, const char *fetch_msg);
 
 /*

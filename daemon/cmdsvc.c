@@ -8,7 +8,7 @@
 #include "daemon/cmdrepo.h"
 #include "daemon/cmdsvc.h"
 #include "daemon/ctl.h"
-#include "daemon/daemon.h"
+#include "daemon/server.h"
 #include "daemon/perm.h"
 #include "daemon/sched.h"
 #include "remote/pool.h"
@@ -69,7 +69,7 @@ cmdsvc_find(struct cmd_ctx *ctx, struct bd_error *err)
 		cmdsvc_id_error(id, 0, err);
 		return NULL;
 	}
-	if ((b = sched_find(ctx->d->sched, id, err)) == NULL)
+	if ((b = sched_find(ctx->srv->sched, id, err)) == NULL)
 		cmdsvc_id_error(id, err->code ? err->code : -ENOENT, err);
 	return b;
 }
@@ -126,7 +126,7 @@ cmdsvc_bisect_request(const json_t *req, uid_t uid, struct sched_request *r,
 
 /* One bisect request into the scheduler: the id, new or existing. */
 static int
-cmdsvc_bisect_run(struct daemon *d, const json_t *req, uid_t uid,
+cmdsvc_bisect_run(struct server *srv, const json_t *req, uid_t uid,
     int64_t *id, int *existing, struct bd_error *err)
 {
 	size_t ngood = json_array_size(json_object_get(req, "good"));
@@ -138,7 +138,7 @@ cmdsvc_bisect_run(struct daemon *d, const json_t *req, uid_t uid,
 	*id = 0;
 	*existing = 0;
 	if ((rc = cmdsvc_bisect_request(req, uid, &r, good, err)) == 0)
-		rc = sched_bisect(d->sched, &r, id, existing, err);
+		rc = sched_bisect(srv->sched, &r, id, existing, err);
 	free(good);
 	return rc;
 }
@@ -152,14 +152,14 @@ cmdsvc_bisect_run(struct daemon *d, const json_t *req, uid_t uid,
  * (and the fetch's failure).
  */
 static void
-cmdsvc_bisect_finish(struct daemon *d, struct cmd_pending *p,
+cmdsvc_bisect_finish(struct server *srv, struct cmd_pending *p,
     const json_t *req, uid_t uid, int fetch_rc, const char *fetch_msg)
 {
 	struct bd_error err;
 	int64_t id;
 	int existing;
 
-	if (cmdsvc_bisect_run(d, req, uid, &id, &existing, &err) == 0) {
+	if (cmdsvc_bisect_run(srv, req, uid, &id, &existing, &err) == 0) {
 		cmd_pending_put(p, "bisection", json_integer(id));
 		cmd_pending_put(p, "existing", json_boolean(existing));
 		cmd_pending_done(p);
@@ -176,12 +176,12 @@ cmdsvc_bisect_finish(struct daemon *d, struct cmd_pending *p,
 
 /* The ancestry check on the pool, then the rest (or the rest at once). */
 static void
-cmdsvc_bisect_checked(struct daemon *d, struct cmd_pending *p,
+cmdsvc_bisect_checked(struct server *srv, struct cmd_pending *p,
     const json_t *req, uid_t uid, int fetch_rc, const char *fetch_msg)
 {
-	if (cmdbisect_check(d, d->cfg.repo.path, NULL, p, req, uid, fetch_rc,
+	if (cmdbisect_check(srv, server_config(srv)->repo.path, NULL, p, req, uid, fetch_rc,
 	    fetch_msg, cmdsvc_bisect_finish) < 0)
-		cmdsvc_bisect_finish(d, p, req, uid, fetch_rc, fetch_msg);
+		cmdsvc_bisect_finish(srv, p, req, uid, fetch_rc, fetch_msg);
 }
 
 /*
@@ -198,11 +198,11 @@ cmdsvc_bisect(struct cmd_ctx *ctx)
 
 	if ((rc = cmdrepo_wait_revisions(ctx, cmdsvc_bisect_checked)) != 0)
 		return rc;
-	if (cmdbisect_check(ctx->d, ctx->d->cfg.repo.path, ctx, NULL,
+	if (cmdbisect_check(ctx->srv, server_config(ctx->srv)->repo.path, ctx, NULL,
 	    ctx->req, ctx->conn->uid, CMDSVC_NO_FETCH, NULL,
 	    cmdsvc_bisect_finish) == 0)
 		return CMD_DEFERRED;
-	if (cmdsvc_bisect_run(ctx->d, ctx->req, ctx->conn->uid, &id,
+	if (cmdsvc_bisect_run(ctx->srv, ctx->req, ctx->conn->uid, &id,
 	    &existing, &err) < 0)
 		return cmdsvc_fail(ctx, &err);
 	cmd_put(ctx, ctx->reply, "bisection", json_integer(id));
@@ -278,7 +278,7 @@ cmdsvc_list(struct cmd_ctx *ctx)
 	struct bd_error err;
 	size_t i;
 
-	if (store_bisection_list(ctx->d->store, ~0u, cmdsvc_list_one, &l,
+	if (store_bisection_list(ctx->srv->store, ~0u, cmdsvc_list_one, &l,
 	    &err) < 0) {
 		json_decref(list);
 		return cmdsvc_fail(ctx, &err);
@@ -287,7 +287,7 @@ cmdsvc_list(struct cmd_ctx *ctx)
 	/* Counts come after the listing: store callbacks may not nest. */
 	json_array_foreach(list, i, b) {
 		memset(&bs, 0, sizeof(bs));
-		store_bisection_stats(ctx->d->store, json_integer_value(
+		store_bisection_stats(ctx->srv->store, json_integer_value(
 		    json_object_get(b, "id")), &bs, &err);
 		cmd_put(ctx, b, "samples",
 		    json_integer(bs.runs[STORE_RUN_DONE]));
@@ -307,7 +307,7 @@ cmdsvc_status(struct cmd_ctx *ctx)
 	if ((b = cmdsvc_find(ctx, &err)) == NULL)
 		return cmdsvc_fail(ctx, &err);
 	cmd_put(ctx, ctx->reply, "bisection", bisection_status_json(b,
-	    ctx->d->store, sched_repo(ctx->d->sched)));
+	    ctx->srv->store, sched_repo(ctx->srv->sched)));
 	return 0;
 }
 
@@ -320,15 +320,15 @@ cmdsvc_owner(struct cmd_ctx *ctx, const struct bisection *b)
 {
 	uid_t owner = (uid_t)b->rec.created_by;
 
-	if (perm_owner(ctx->d->cfg.daemon.admin_group, ctx->conn->uid, owner))
+	if (perm_owner(server_config(ctx->srv)->daemon.admin_group, ctx->conn->uid, owner))
 		return 0;
 	return cmd_fail(ctx, PROTO_E_PERMISSION_DENIED, "%s: bisection %lld "
 	    "was started by uid %u, not %u: only root and members of "
 	    "admin_group%s%s may act on another uid's bisection",
 	    ctx->row->name, (long long)b->id, (unsigned)owner,
 	    (unsigned)ctx->conn->uid,
-	    ctx->d->cfg.daemon.admin_group ? " " : " (unset)",
-	    ctx->d->cfg.daemon.admin_group ? ctx->d->cfg.daemon.admin_group :
+	    server_config(ctx->srv)->daemon.admin_group ? " " : " (unset)",
+	    server_config(ctx->srv)->daemon.admin_group ? server_config(ctx->srv)->daemon.admin_group :
 	    "");
 }
 
@@ -343,7 +343,7 @@ cmdsvc_cancel(struct cmd_ctx *ctx)
 		return cmdsvc_fail(ctx, &err);
 	if (cmdsvc_owner(ctx, b) < 0)
 		return -1;
-	if (sched_cancel(ctx->d->sched, id, &err) < 0)
+	if (sched_cancel(ctx->srv->sched, id, &err) < 0)
 		return cmdsvc_fail(ctx, &err);
 	cmd_put(ctx, ctx->reply, "cancelled", json_true());
 	return 0;
@@ -361,7 +361,7 @@ cmdsvc_log(struct cmd_ctx *ctx)
 	if ((b = cmdsvc_find(ctx, &err)) == NULL)
 		return cmdsvc_fail(ctx, &err);
 	if (!b->engine_ready &&
-	    store_report_get(ctx->d->store, b->id, &text, &jtext, &err) == 0 &&
+	    store_report_get(ctx->srv->store, b->id, &text, &jtext, &err) == 0 &&
 	    jtext != NULL && (j = json_loads(jtext, 0, NULL)) != NULL) {
 		lines = json_object_get(j, "bisect_log");
 		cmd_put(ctx, ctx->reply, "lines", lines ? json_incref(lines) :
@@ -369,7 +369,7 @@ cmdsvc_log(struct cmd_ctx *ctx)
 		json_decref(j);
 	} else
 		cmd_put(ctx, ctx->reply, "lines", bisection_log_json(b,
-		    ctx->d->store, sched_repo(ctx->d->sched)));
+		    ctx->srv->store, sched_repo(ctx->srv->sched)));
 	free(text);
 	free(jtext);
 	return 0;
@@ -401,7 +401,7 @@ cmdsvc_samples(struct cmd_ctx *ctx)
 	struct bd_error err;
 
 	store_bisection_init(&rec);
-	if (id < 1 || store_bisection_get(ctx->d->store, id, &rec, &err) < 0) {
+	if (id < 1 || store_bisection_get(ctx->srv->store, id, &rec, &err) < 0) {
 		cmdsvc_id_error(id, id < 1 ? 0 : err.code, &err);
 		return cmdsvc_fail(ctx, &err);
 	}
@@ -409,7 +409,7 @@ cmdsvc_samples(struct cmd_ctx *ctx)
 	list = json_array();
 	l.ctx = ctx;
 	l.list = list;
-	if (store_sample_list(ctx->d->store, id, commit, cmdsvc_sample_one,
+	if (store_sample_list(ctx->srv->store, id, commit, cmdsvc_sample_one,
 	    &l, &err) < 0) {
 		json_decref(list);
 		return cmdsvc_fail(ctx, &err);
@@ -422,7 +422,7 @@ static int
 cmdsvc_drain_common(struct cmd_ctx *ctx, int drain)
 {
 	const char *host = json_string_value(json_object_get(ctx->req, "host"));
-	struct pool *p = sched_pool(ctx->d->sched);
+	struct pool *p = sched_pool(ctx->srv->sched);
 	struct pool_host *h = p ? pool_find(p, host) : NULL;
 	int rc;
 
@@ -438,10 +438,10 @@ cmdsvc_drain_common(struct cmd_ctx *ctx, int drain)
 	cmd_put(ctx, ctx->reply, "host", json_string(host));
 	cmd_put(ctx, ctx->reply, "state",
 	    json_string(pool_health_name(pool_host_health(h))));
-	daemon_event(ctx->d, "host", json_pack("{s:s, s:s}", "host", host,
+	ctx->srv->event(ctx->srv->arg, "host", json_pack("{s:s, s:s}", "host", host,
 	    "state", pool_health_name(pool_host_health(h))));
 	if (!drain)
-		sched_kick(ctx->d->sched);
+		sched_kick(ctx->srv->sched);
 	return 0;
 }
 
@@ -474,7 +474,7 @@ cmdsvc_report(struct cmd_ctx *ctx)
 	struct bd_error err;
 	json_t *j;
 
-	if (store_report_get(ctx->d->store, id, &text, &jtext, &err) < 0) {
+	if (store_report_get(ctx->srv->store, id, &text, &jtext, &err) < 0) {
 		if (err.code == -ENOENT)
 			return cmd_fail(ctx, PROTO_E_NOT_FOUND, "bisection %lld "
 			    "has no report yet", (long long)id);

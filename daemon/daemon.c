@@ -18,6 +18,7 @@
 #include "daemon/hook.h"
 #include "daemon/notify.h"
 #include "daemon/perm.h"
+#include "daemon/reporter.h"
 #include "common/log.h"
 #include "store/store.h"
 #include "daemon/sched.h"
@@ -65,6 +66,15 @@ daemon_sched_event(void *arg, const char *kind, json_t *fields)
 	daemon_event(arg, kind, fields);
 }
 
+/* A verdict is stored: the report is written and handed to the hook. */
+static void
+daemon_verdict(void *arg, struct bisection *b)
+{
+	struct daemon *d = arg;
+
+	reporter_run(d->store, &d->cfg, d->repo, &d->loop, b);
+}
+
 /* The scheduler's view of the configuration: whatever a reload left. */
 static const struct config *
 daemon_config(void *arg)
@@ -72,6 +82,38 @@ daemon_config(void *arg)
 	struct daemon *d = arg;
 
 	return &d->cfg;
+}
+
+/* The control commands' reload: daemon_reload for the server's arg. */
+static int
+daemon_srv_reload(void *arg, struct config_errors *errs,
+    json_t *restart_needed, json_t *not_applied)
+{
+	return daemon_reload(arg, errs, restart_needed, not_applied);
+}
+
+/*
+ * Lends the parts to the command layer once they all exist; the loop has
+ * not run yet, so no command saw the struct half filled.
+ */
+static void
+daemon_lend(struct daemon *d)
+{
+	d->srv = (struct server){
+		.loop = &d->loop,
+		.store = d->store,
+		.sched = d->sched,
+		.watcher = d->watcher,
+		.sweeper = d->sweeper,
+		.repo = d->repo,
+		.audit = &d->audit,
+		.started_ms = d->started_ms,
+		.config = daemon_config,
+		.reload = daemon_srv_reload,
+		.event = daemon_sched_event,
+		.now_ms = daemon_now_ms,
+		.arg = d,
+	};
 }
 
 /* The scheduler borrows the loop, the store and the repository. */
@@ -83,7 +125,8 @@ daemon_start_sched(struct daemon *d, struct bd_error *err)
 		.store = d->store,
 		.config = daemon_config,
 		.config_arg = d,
-		.events = { .emit = daemon_sched_event, .arg = d },
+		.events = { .emit = daemon_sched_event,
+		    .verdict = daemon_verdict, .arg = d },
 	};
 
 	if (d->cfg.repo.path != NULL &&
@@ -114,6 +157,7 @@ daemon_fetched(void *arg)
 		return;
 	}
 	sched_set_repo(d->sched, d->repo);
+	d->srv.repo = d->repo;
 	sched_kick(d->sched);
 }
 
@@ -130,6 +174,7 @@ daemon_start_watcher(struct daemon *d, struct bd_error *err)
 		.emit_arg = d,
 		.fetched = daemon_fetched,
 		.fetched_arg = d,
+		.now_ms = daemon_now_ms,
 	};
 
 	return watcher_new(&env, &d->watcher, err);
@@ -149,6 +194,7 @@ daemon_start_sweeps(struct daemon *d, struct bd_error *err)
 		.store = d->store,
 		.config = daemon_config,
 		.config_arg = d,
+		.now_ms = daemon_now_ms,
 	};
 	int64_t from;
 	int rc;
@@ -224,7 +270,7 @@ daemon_start_loop(struct daemon *d, int fd, struct bd_error *err)
 
 	d->ctl_ready = 1;
 	rc = ctl_server_init(&d->ctl, &d->loop, fd, d->cfg.daemon.socket,
-	    cmd_dispatch, d, err);
+	    cmd_dispatch, &d->srv, err);
 	if (rc < 0)
 		return rc;
 	ctl_server_set_caps(&d->ctl, d->cfg.daemon.max_clients,
@@ -360,6 +406,7 @@ daemon_init(struct daemon *d, const char *config_path, struct config *cfg,
 		return rc;
 	if ((rc = daemon_start_sweeps(d, err)) < 0)
 		return rc;
+	daemon_lend(d);
 	log_info("bisectd %s listening on %s (pid %ld)", BISECTD_VERSION,
 	    dc->socket, (long)getpid());
 	return 0;

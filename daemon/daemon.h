@@ -22,6 +22,7 @@
 #include "config/config.h"
 #include "daemon/audit.h"
 #include "daemon/ctl.h"
+#include "daemon/server.h"
 
 struct store;
 struct sched;
@@ -38,6 +39,7 @@ struct daemon {
 	struct sweeper	*sweeper;	/* nightly sweeps of new tags */
 	struct git_repository *repo;	/* lent to the scheduler; may be NULL */
 	struct ctl_server ctl;
+	struct server	 srv;		/* what the commands act on */
 	struct audit	 audit;		/* rate of stored rejections */
 	uv_signal_t	 sigint;
 	uv_signal_t	 sigterm;

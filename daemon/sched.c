@@ -11,7 +11,6 @@
 #include "daemon/bisection.h"
 #include "daemon/buildcache.h"
 #include "common/log.h"
-#include "daemon/reporter.h"
 #include "daemon/sched.h"
 #include "daemon/sched_int.h"
 #include "daemon/verify.h"

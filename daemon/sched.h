@@ -41,6 +41,12 @@ struct store;
  */
 struct sched_events {
 	void	(*emit)(void *arg, const char *kind, json_t *fields);
+	/*
+	 * A bisection's verdict is stored: the report is written (may be
+	 * NULL).  b stays valid for the call; the callee may start work on
+	 * the loop that reads b only through what it copies.
+	 */
+	void	(*verdict)(void *arg, struct bisection *b);
 	void	 *arg;
 };
 

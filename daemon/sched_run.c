@@ -15,7 +15,6 @@
 #include "config/config.h"
 #include "daemon/bisection.h"
 #include "common/log.h"
-#include "daemon/reporter.h"
 #include "daemon/sched.h"
 #include "daemon/sched_int.h"
 #include "daemon/verify.h"
@@ -691,8 +690,8 @@ sched_finish(struct sched *s, struct bisection *b,
 	    store_verdict_name(v.verdict), "culprit",
 	    b->rec.culprit ? json_string(b->rec.culprit) : json_null(),
 	    "confidence", v.confidence));
-	reporter_run(sched_store(s), sched_config(s), sched_repo(s),
-	    s->env.loop, b);
+	if (s->env.events.verdict != NULL)
+		s->env.events.verdict(s->env.events.arg, b);
 	sched_emit(s, "done", json_pack("{s:I, s:s, s:s}", "bisection",
 	    (json_int_t)b->id, "state", "done", "verdict",
 	    store_verdict_name(v.verdict)));

@@ -222,6 +222,7 @@ struct sweeper_view {
 	unsigned	 pending, changes, failed, skipped;
 	unsigned	 due;		/* pending rows the schedule allows now */
 	int		 now_asked;	/* read before the walk: no nesting */
+	int64_t		 now_ms;
 };
 
 static int
@@ -245,7 +246,8 @@ sweeper_view_row(void *arg, const struct store_sweep_ref *r)
 		v->due++;
 	} else if (r->state == STORE_SWEEP_PENDING) {
 		v->pending++;
-		if (sweeper_row_due(v->w, v->now_asked, r->created_ms))
+		if (sweeper_row_due(v->w, v->now_ms, v->now_asked,
+		    r->created_ms))
 			v->due++;
 	}
 	if (r->state == STORE_SWEEP_FAILED)
@@ -278,6 +280,7 @@ sweeper_summary(struct sweeper *sw, const struct config_sweep *w,
 	}
 	v->w = w;
 	v->now_asked = sweeper_now_pending(sw, w->name);
+	v->now_ms = sw->env.now_ms();
 	if (store_sweep_ref_list(sw->env.store, w->name, sweeper_view_row, v,
 	    err) < 0)
 		return NULL;

@@ -49,6 +49,8 @@ struct sweeper_env {
 	/* The configuration in effect (it changes on reload). */
 	const struct config *(*config)(void *arg);
 	void		*config_arg;
+	/* The wall clock, ms since the epoch (tests may set their own). */
+	int64_t		(*now_ms)(void);
 };
 
 int	sweeper_new(const struct sweeper_env *env, struct sweeper **out,

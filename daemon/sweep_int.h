@@ -49,7 +49,8 @@ json_t	*sweeper_next(struct sweeper *sw, const struct config_sweep *w,
 /* Whether `sweep NAME --now` waits for the worker (the store says). */
 int	sweeper_now_pending(struct sweeper *sw, const char *name);
 /* Whether a pending row created at created_ms may be swept now. */
-int	sweeper_row_due(const struct config_sweep *w, int now_asked,
+int	sweeper_row_due(const struct config_sweep *w, int64_t now_ms,
+	    int now_asked,
 	    int64_t created_ms);
 /* The sweeps row's state words (store_sweep's state). */
 #define SWEEPER_NOW		"now"	/* `--now` waits for the worker */

@@ -25,7 +25,6 @@
 #include "common/log.h"
 #include "common/xmalloc.h"
 #include "config/config.h"
-#include "daemon/daemon.h"
 #include "daemon/sched.h"
 #include "daemon/sweep_bisect.h"
 #include "daemon/sweep_int.h"
@@ -439,7 +438,8 @@ sweep_pick(struct sweeper *sw, const struct config_sweep *w,
 			continue;
 		if (w->schedule.kind != CONFIG_SCHEDULE_DAILY)
 			return rows->r[i].id;
-		if (!sweeper_row_due(w, asked, rows->r[i].created_ms)) {
+		if (!sweeper_row_due(w, sw->env.now_ms(), asked,
+		    rows->r[i].created_ms)) {
 			waiting = 1;
 			continue;
 		}
@@ -451,7 +451,7 @@ sweep_pick(struct sweeper *sw, const struct config_sweep *w,
 	if (asked)
 		sweeper_set_word(sw, w->name, SWEEPER_WATCHING);
 	if (due == NULL && waiting) {
-		sweeper_daily_due(w->schedule.minute, daemon_now_ms(), &last,
+		sweeper_daily_due(w->schedule.minute, sw->env.now_ms(), &last,
 		    &next);
 		if (*wake == 0 || next < *wake)
 			*wake = next;
@@ -504,7 +504,7 @@ sweep_timer_cb(uv_timer_t *t)
 		sweep_work_one(sw, &cfg->sweeps[i], &wake);
 	sw->recovered = 1;
 	if (wake != 0 && !uv_is_active((uv_handle_t *)&sw->timer)) {
-		now = daemon_now_ms();
+		now = sw->env.now_ms();
 		wake = wake > now ? wake - now : 0;
 		uv_timer_start(&sw->timer, sweep_timer_cb, (uint64_t)(wake <
 		    SWEEP_WAKE_MAX ? wake : SWEEP_WAKE_MAX), 0);

@@ -11,7 +11,6 @@
 #include "common/log.h"
 #include "common/xmalloc.h"
 #include "config/config.h"
-#include "daemon/daemon.h"
 #include "daemon/sweep_int.h"
 #include "store/store.h"
 
@@ -79,14 +78,14 @@ sweeper_set_word(struct sweeper *sw, const char *name, const char *word)
 
 /* Daily rows wait for the first daily time after they appeared. */
 int
-sweeper_row_due(const struct config_sweep *w, int now_asked,
+sweeper_row_due(const struct config_sweep *w, int64_t now_ms, int now_asked,
     int64_t created_ms)
 {
 	int64_t last, next;
 
 	if (w->schedule.kind != CONFIG_SCHEDULE_DAILY || now_asked)
 		return 1;
-	sweeper_daily_due(w->schedule.minute, daemon_now_ms(), &last, &next);
+	sweeper_daily_due(w->schedule.minute, now_ms, &last, &next);
 	return created_ms <= last;
 }
 
@@ -115,7 +114,7 @@ sweeper_next(struct sweeper *sw, const struct config_sweep *w,
 		    "at the next matching ref");
 	if (eligible > 0 || sweeper_now_pending(sw, w->name))
 		return json_string("now");
-	sweeper_daily_due(w->schedule.minute, daemon_now_ms(), &last, &next);
+	sweeper_daily_due(w->schedule.minute, sw->env.now_ms(), &last, &next);
 	*next_ms = next;
 	sweep_fmt_time(next, when, sizeof(when));
 	return json_string(when);

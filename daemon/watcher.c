@@ -9,7 +9,6 @@
 #include "common/log.h"
 #include "common/xmalloc.h"
 #include "config/config.h"
-#include "daemon/daemon.h"
 #include "daemon/watcher.h"
 #include "daemon/watcher_int.h"
 #include "repo/mirror.h"
@@ -145,7 +144,7 @@ watcher_schedule(struct watcher *w)
 		delay = rc->fetch_interval_ms;
 	else
 		return;
-	w->next_ms = daemon_now_ms() + (int64_t)delay;
+	w->next_ms = w->env.now_ms() + (int64_t)delay;
 	uv_timer_start(&w->timer, watcher_timer, delay, 0);
 }
 
@@ -180,7 +179,7 @@ watcher_done(uv_work_t *work, int status)
 		j->rc = bd_error_set(&j->err, -ETIMEDOUT, "fetch timed out");
 	if (j->rc == 0 && j->nev > 0)
 		j->rc = store_ref_event_add(w->env.store, j->ev, j->nev,
-		    daemon_now_ms(), &j->err);
+		    w->env.now_ms(), &j->err);
 	if (j->rc == -ECANCELED && j->timed_out)
 		j->rc = bd_error_set(&j->err, -ETIMEDOUT, "fetch from %s "
 		    "cancelled after fetch_timeout (%llu ms)", j->shown,
@@ -243,7 +242,7 @@ watcher_start(struct watcher *w, struct bd_error *err)
 	w->progress_seq = 0;
 	pthread_mutex_unlock(&w->lock);
 	w->last_emitted_seq = (uint64_t)-1;
-	w->started_ms = daemon_now_ms();
+	w->started_ms = w->env.now_ms();
 	if (watcher_clone_wanted(j))
 		rc2 = watcher_clone_start(j, err);
 	else if ((rc2 = uv_queue_work(w->env.loop, &j->work, watcher_work,
@@ -291,7 +290,7 @@ watcher_new(const struct watcher_env *env, struct watcher **wp,
 	*wp = w;
 	/* The first fetch runs at once: the mirror may not even exist yet. */
 	if (watcher_cfg(w)->repo.url != NULL) {
-		w->next_ms = daemon_now_ms();
+		w->next_ms = w->env.now_ms();
 		uv_timer_start(&w->timer, watcher_timer, 0, 0);
 	}
 	return 0;

@@ -42,6 +42,8 @@ struct watcher_env {
 	/* Called after every successful fetch (may be NULL). */
 	void		(*fetched)(void *arg);
 	void		*fetched_arg;
+	/* The wall clock, ms since the epoch (tests may set their own). */
+	int64_t		(*now_ms)(void);
 };
 
 /*

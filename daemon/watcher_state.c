@@ -10,7 +10,6 @@
 #include "common/log.h"
 #include "common/xmalloc.h"
 #include "config/config.h"
-#include "daemon/daemon.h"
 #include "daemon/watcher_int.h"
 #include "repo/mirror.h"
 
@@ -133,7 +132,7 @@ watcher_record(struct watcher *w, struct watcher_job *j)
 {
 	size_t i;
 
-	w->finished_ms = daemon_now_ms();
+	w->finished_ms = w->env.now_ms();
 	w->last_rc = j->rc;
 	free(w->last_url);
 	w->last_url = xstrdup(j->shown);

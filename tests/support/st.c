@@ -9,6 +9,7 @@
 #include "common/xmalloc.h"
 #include "bisect/engine.h"
 #include "daemon/bisection.h"
+#include "daemon/reporter.h"
 #include "tests/support/st.h"
 #include "tests/support/svc.h"
 #include "tests/support/tst.h"
@@ -125,6 +126,14 @@ st_config_text(void)
 	return text;
 }
 
+/* Verdicts are reported as the daemon reports them. */
+static void
+st_verdict(void *arg, struct bisection *b)
+{
+	(void)arg;
+	reporter_run(st.store, &st.cfg, st.repo, &st.loop, b);
+}
+
 /* A scheduler over the test's loop, store and repository. */
 void
 st_sched_start(void)
@@ -135,7 +144,8 @@ st_sched_start(void)
 		.repo = st.repo,
 		.config = st_config,
 		.config_arg = &st.cfg,
-		.events = { .emit = st_emit, .arg = &st.sink },
+		.events = { .emit = st_emit, .verdict = st_verdict,
+		    .arg = &st.sink },
 	};
 	struct bd_error err;
 
