@@ -33,7 +33,8 @@ SAN     = -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-rec
 # Library code: every module except the two programs' main files.  The
 # client (ctl/) is a library of its own: bisectd links without it.
 MAINS   = daemon/bisectd.c ctl/bisectctl.c
-LIB_SRC = $(sort $(wildcard common/*.c config/*.c store/*.c bisect/*.c remote/*.c repo/*.c) \
+LIB_SRC = $(sort $(wildcard common/*.c config/*.c store/*.c bisect/*.c remote/*.c repo/*.c \
+            sched/*.c sweep/*.c server/*.c) \
             $(filter-out $(MAINS),$(wildcard daemon/*.c)))
 CTL_SRC = $(sort $(filter-out $(MAINS),$(wildcard ctl/*.c)))
 TEST_SRC = $(sort $(wildcard tests/support/*.c tests/unit/*.c tests/integration/*.c))

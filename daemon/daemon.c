@@ -12,18 +12,18 @@
 #include <unistd.h>
 
 #include "common/xmalloc.h"
-#include "daemon/cmd.h"
-#include "daemon/ctlsock.h"
+#include "server/cmd.h"
+#include "server/ctlsock.h"
 #include "daemon/daemon.h"
 #include "daemon/hook.h"
 #include "daemon/notify.h"
-#include "daemon/perm.h"
+#include "server/perm.h"
 #include "daemon/reporter.h"
 #include "common/log.h"
 #include "store/store.h"
-#include "daemon/sched.h"
-#include "daemon/sweep.h"
-#include "daemon/watcher.h"
+#include "sched/sched.h"
+#include "sweep/sweep.h"
+#include "sweep/watcher.h"
 #include <git2.h>
 
 static int	daemon_lock_db(struct daemon *, const char *, const char *,

@@ -20,9 +20,9 @@
 
 #include "common/error.h"
 #include "config/config.h"
-#include "daemon/audit.h"
-#include "daemon/ctl.h"
-#include "daemon/server.h"
+#include "server/audit.h"
+#include "server/ctl.h"
+#include "server/server.h"
 
 struct store;
 struct sched;

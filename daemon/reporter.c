@@ -5,11 +5,11 @@
 
 #include "bisect/report.h"
 #include "common/xmalloc.h"
-#include "daemon/bisection.h"
+#include "sched/bisection.h"
 #include "daemon/hook.h"
 #include "common/log.h"
 #include "daemon/reporter.h"
-#include "daemon/verify.h"
+#include "sched/verify.h"
 #include "repo/mirror.h"
 #include "store/store.h"
 

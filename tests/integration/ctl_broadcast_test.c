@@ -18,8 +18,8 @@
 #include <uv.h>
 
 #include "common/xmalloc.h"
-#include "daemon/ctl.h"
-#include "daemon/ctlsock.h"
+#include "server/ctl.h"
+#include "server/ctlsock.h"
 #include "tests/support/tst.h"
 
 #define CB_GUARD_MS	(60 * 1000)	/* a guard against hangs only */

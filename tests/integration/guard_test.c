@@ -25,7 +25,7 @@
 #include <jansson.h>
 
 #include "common/xmalloc.h"
-#include "daemon/audit.h"
+#include "server/audit.h"
 #include "store/store.h"
 #include "tests/support/daemon.h"
 #include "tests/support/tst.h"

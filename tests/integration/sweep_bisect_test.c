@@ -15,9 +15,9 @@
 #include <jansson.h>
 
 #include "common/xmalloc.h"
-#include "daemon/bisection.h"
-#include "daemon/sched.h"
-#include "daemon/sweep_bisect.h"
+#include "sched/bisection.h"
+#include "sched/sched.h"
+#include "sweep/sweep_bisect.h"
 #include "store/store.h"
 #include "tests/support/st.h"
 #include "tests/support/tst.h"

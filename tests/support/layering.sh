@@ -7,8 +7,12 @@
 #     <libssh2.h>, <fcntl.h> or <sys/mman.h>, and no open(), openat(),
 #     creat(), fopen() or mmap().
 #   - Project includes ("dir/file.h") may only name the directories below;
-#     a module may always include its own files.  No module but daemon/
-#     includes daemon/ and none includes ctl/.
+#     a module may always include its own files.  Each room includes only
+#     rooms under it: sched/ (bisections, verification, the build cache)
+#     under sweep/ (sweeps and the upstream watcher), both under server/
+#     (the control socket and its commands), all under daemon/ (the life
+#     cycle, reports, hooks).  No module but daemon/ includes daemon/ and
+#     none includes ctl/.
 #
 # Comments and string literals are ignored.  Every violation is printed as
 # file:line: what; the exit status is 1 when there is any.
@@ -23,7 +27,10 @@ store:common
 bisect:common
 repo:bisect common
 remote:config common
-daemon:common config store bisect repo remote'
+sched:common config store bisect repo remote
+sweep:common config store bisect repo remote sched
+server:common config store bisect repo remote sched sweep
+daemon:common config store bisect repo remote sched sweep server'
 
 # Prints the file with comments and string/char literals blanked, keeping
 # line numbers, as "LINE<TAB>TEXT".

@@ -8,7 +8,7 @@
 
 #include "common/xmalloc.h"
 #include "bisect/engine.h"
-#include "daemon/bisection.h"
+#include "sched/bisection.h"
 #include "daemon/reporter.h"
 #include "tests/support/st.h"
 #include "tests/support/svc.h"

@@ -19,7 +19,7 @@
 #include <uv.h>
 
 #include "config/config.h"
-#include "daemon/sched.h"
+#include "sched/sched.h"
 #include "store/store.h"
 #include "tests/support/sshd.h"
 

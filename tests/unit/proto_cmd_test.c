@@ -11,7 +11,7 @@
 
 #include "common/proto_cmd.h"
 #include "common/xmalloc.h"
-#include "daemon/cmd.h"
+#include "server/cmd.h"
 #include "tests/support/tst.h"
 
 TestSuite(proto_cmd, .fini = tst_leak_check);

@@ -5,7 +5,7 @@
 #include <criterion/criterion.h>
 #include <stdint.h>
 
-#include "daemon/sweep.h"
+#include "sweep/sweep.h"
 
 TestSuite(sweep_daily);
 

@@ -8,7 +8,7 @@
 #include <string.h>
 
 #include "config/config.h"
-#include "daemon/sweep_judge.h"
+#include "sweep/sweep_judge.h"
 #include "store/store.h"
 #include "tests/support/stest.h"
 
