@@ -106,6 +106,24 @@ Test(report, golden_pass_fail)
 	check_golden("pass_fail.input.json", "pass_fail.txt");
 }
 
+/* Config, compiler, test machine, n per side and the reproduce script. */
+Test(report, golden_tested)
+{
+	check_golden("tested.input.json", "tested.txt");
+}
+
+/* A merge culprit with a bare metric name, on a tree's branch. */
+Test(report, golden_merge)
+{
+	check_golden("merge.input.json", "merge.txt");
+}
+
+/* A sweep-started bisection lists what else changed over its tags. */
+Test(report, golden_sweep_also_affects)
+{
+	check_golden("sweep_also.input.json", "sweep_also.txt");
+}
+
 /* The whole report in ASCII mode is plain ASCII, plots included. */
 Test(report, ascii_flag_gives_plain_ascii)
 {
@@ -230,7 +248,7 @@ Test(report, a_hostile_commit_subject_leaves_no_control_in_the_text)
 	m.in.culprit.subject = "mm\x1b[2J: fix\r\nBcc: x \xc2\x9b" "1m";
 	cr_assert_eq(report_render_text(&m.in, &text, &err), 0, "%s", err.msg);
 	tst_assert_no_controls("the text report", text, 1);
-	cr_expect_eq(strncmp(text, "[mm?[2J] 6ccdcb6d3a: ops", 24), 0,
+	cr_expect_eq(strncmp(text, "[mm?[2J] 6ccdcb6d3a: bench.ops", 30), 0,
 	    "subject line: %.80s", text);
 	cr_expect_not_null(strstr(text, "(\"mm?[2J: fix?\nBcc: x ?1m\")"),
 	    "%s", text);
