@@ -296,7 +296,6 @@ report_write_testcase(FILE *fp, const struct report_input *in)
 			    in->params[i].value);
 	}
 	fprintf(fp, "\n");
-	report_also_write(fp, in);
 }
 
 /*
@@ -638,6 +637,7 @@ report_write_ctx(FILE *fp, const struct report_summary *ctx)
 	report_verify_write_flags(fp, in);
 	report_write_lead(fp, ctx);
 	report_write_testcase(fp, in);
+	report_also_write(fp, ctx);
 	report_write_bisection(fp, ctx);
 	if (in->kind == REPORT_INCONCLUSIVE)
 		report_write_candidates(fp, in);

@@ -119,7 +119,9 @@ struct report_also {
 	const char	*sweep;		/* that saw it, may be NULL */
 	const char	*benchmark;
 	const char	*metric;
-	double		 change;	/* relative, (new - old) / |old| */
+	double		 change;	/* relative, (new - old) / |old|;
+					   NAN: the comparison table's row
+					   of metric (same benchmark) */
 	enum report_direction direction;
 	const char	*machine;	/* test machine, may be NULL */
 	const struct report_param *params;
@@ -465,10 +467,15 @@ json_t	*report_verify_json(const struct report_input *in);
 
 /* The config, compiler, test machine and parameter lines of the header. */
 void	report_tested_write(FILE *fp, const struct report_input *in);
-/* lkp's "In addition to that, ..." table; nothing without entries. */
-void	report_also_write(FILE *fp, const struct report_input *in);
+struct report_summary;
+/*
+ * lkp's "In addition to that, ..." table; nothing without entries.  An
+ * entry whose change is NAN takes it from the summary's table, and is left
+ * out when the table has no row of its metric.
+ */
+void	report_also_write(FILE *fp, const struct report_summary *ctx);
 /* The entries as a JSON array (new reference). */
-json_t	*report_also_json(const struct report_input *in);
+json_t	*report_also_json(const struct report_summary *ctx);
 /* Whether in has a reproduce script. */
 bool	report_script_present(const struct report_input *in);
 /*

@@ -240,7 +240,7 @@ report_json_ctx(const struct report_summary *ctx)
 	json_object_set_new(o, "compiler", report_json_str(in->compiler));
 	json_object_set_new(o, "test_machine", report_json_str(in->machine));
 	json_object_set_new(o, "branch", report_json_str(in->branch));
-	json_object_set_new(o, "also_affects", report_also_json(in));
+	json_object_set_new(o, "also_affects", report_also_json(ctx));
 	json_object_set_new(o, "headline", json_pack("{s:o, s:s, s:s, s:o}",
 	    "change", report_json_num(ctx->headline.change),
 	    "word", ctx->word, "text", ctx->phrase,

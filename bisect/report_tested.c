@@ -43,7 +43,7 @@ report_tested_validate(const struct report_input *in, struct bd_error *err)
 		const struct report_also *a = &in->also[i];
 
 		if (a->benchmark == NULL || a->metric == NULL ||
-		    !isfinite(a->change) ||
+		    isinf(a->change) ||
 		    (unsigned)a->direction > REPORT_DIRECTION_UNKNOWN)
 			return bd_error_set(err, -EINVAL, "also-affects entry "
 			    "%zu needs a benchmark, a metric, a finite change "
@@ -69,15 +69,40 @@ report_tested_write(FILE *fp, const struct report_input *in)
 		fprintf(fp, "test machine: %s\n", in->machine);
 }
 
+/*
+ * An entry's relative change: its own, or for a metric of the bisected
+ * benchmark that the sweep did not measure, the table's parent-to-culprit
+ * one.  NAN when neither is known.
+ */
+static double
+report_also_change_of(const struct report_summary *ctx,
+    const struct report_also *a)
+{
+	const struct report_table *t = &ctx->table;
+	size_t i;
+
+	if (!isnan(a->change))
+		return a->change;
+	if (strcmp(a->benchmark, ctx->in->benchmark) != 0)
+		return NAN;
+	for (i = 0; i < t->n_rows; i++)
+		if (strcmp(t->rows[i].metric, a->metric) == 0 &&
+		    t->rows[i].base.mean != 0)
+			return (t->rows[i].head.mean - t->rows[i].base.mean) /
+			    fabs(t->rows[i].base.mean);
+	return NAN;
+}
+
 /* The change of one entry as lkp words it: "-6.6% regression". */
 static void
-report_also_phrase(char *buf, size_t len, const struct report_also *a)
+report_also_phrase(char *buf, size_t len, const struct report_also *a,
+    double change)
 {
 	struct report_input dir;
 	struct report_row r;
 
 	memset(&r, 0, sizeof(r));
-	r.change = 100 * a->change;
+	r.change = 100 * change;
 	report_input_init(&dir);
 	dir.direction = a->direction;
 	report_change_phrase(buf, len, &r, report_change_word(&dir, r.change));
@@ -104,12 +129,12 @@ report_also_rule(FILE *fp, int width)
 
 /* "benchmark: metric 23.7% improvement" of one entry (caller frees). */
 static char *
-report_also_change(const struct report_also *a)
+report_also_change(const struct report_also *a, double change)
 {
 	char label[256], phrase[128], *s;
 
 	report_metric_label(label, sizeof(label), a->benchmark, a->metric);
-	report_also_phrase(phrase, sizeof(phrase), a);
+	report_also_phrase(phrase, sizeof(phrase), a, change);
 	xasprintf(&s, "%s: %s %s", a->benchmark, label, phrase);
 	return s;
 }
@@ -119,18 +144,21 @@ report_also_change(const struct report_also *a)
  * these tests changed over the same tag pair and were not bisected.
  */
 void
-report_also_write(FILE *fp, const struct report_input *in)
+report_also_write(FILE *fp, const struct report_summary *ctx)
 {
+	const struct report_input *in = ctx->in;
 	char *change, *kv;
-	size_t i, k;
+	size_t i, k, shown = 0;
 	int width = 0, w;
 
-	if (in->n_also == 0)
-		return;
 	for (i = 0; i < in->n_also; i++) {
 		const struct report_also *a = &in->also[i];
+		double c = report_also_change_of(ctx, a);
 
-		change = report_also_change(a);
+		if (isnan(c))
+			continue;
+		shown++;
+		change = report_also_change(a, c);
 		w = (int)strlen(change);
 		free(change);
 		width = w > width ? w : width;
@@ -142,6 +170,8 @@ report_also_write(FILE *fp, const struct report_input *in)
 			width = w > width ? w : width;
 		}
 	}
+	if (shown == 0)
+		return;
 	fprintf(fp, "In addition to that, these tests changed between %s and "
 	    "%s as well\n(found by sweeps over the same tags, not bisected):\n\n",
 	    in->sweep_prev_ref ? in->sweep_prev_ref : "the good ref",
@@ -149,8 +179,11 @@ report_also_write(FILE *fp, const struct report_input *in)
 	report_also_rule(fp, width);
 	for (i = 0; i < in->n_also; i++) {
 		const struct report_also *a = &in->also[i];
+		double c = report_also_change_of(ctx, a);
 
-		change = report_also_change(a);
+		if (isnan(c))
+			continue;
+		change = report_also_change(a, c);
 		report_also_line(fp, "testcase: change", change, width);
 		free(change);
 		if (a->machine != NULL)
@@ -171,23 +204,28 @@ report_also_write(FILE *fp, const struct report_input *in)
 
 /* The same entries with the raw change, for programs. */
 json_t *
-report_also_json(const struct report_input *in)
+report_also_json(const struct report_summary *ctx)
 {
+	const struct report_input *in = ctx->in;
 	json_t *arr = json_array(), *params;
 	char phrase[128];
 	size_t i, k;
 
 	for (i = 0; i < in->n_also; i++) {
 		const struct report_also *a = &in->also[i];
+		double c = report_also_change_of(ctx, a);
 
+		if (isnan(c))
+			continue;
 		params = json_object();
 		for (k = 0; k < a->n_params; k++)
 			json_object_set_new(params, a->params[k].key,
 			    json_string(a->params[k].value));
-		report_also_phrase(phrase, sizeof(phrase), a);
+		report_also_phrase(phrase, sizeof(phrase), a, c);
 		json_array_append_new(arr, json_pack("{s:s?, s:s, s:s, s:f, "
-		    "s:s, s:s?, s:o}", "sweep", a->sweep, "benchmark",
-		    a->benchmark, "metric", a->metric, "change", a->change,
+		    "s:s, s:s, s:s?, s:o}", "sweep", a->sweep, "benchmark",
+		    a->benchmark, "metric", a->metric, "change", c,
+		    "measured", isnan(a->change) ? "culprit" : "sweep",
 		    "text", phrase, "test_machine", a->machine, "params",
 		    params));
 	}

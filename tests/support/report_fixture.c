@@ -3,6 +3,7 @@
  * report_input, so that each golden report has a readable input.
  */
 #include <criterion/criterion.h>
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -226,7 +227,8 @@ fixture_tested(struct report_fixture *f)
 		f->also[i] = (struct report_also){ .sweep = jstr(v, "sweep"),
 		    .benchmark = jstr(v, "benchmark"),
 		    .metric = jstr(v, "metric"),
-		    .change = json_number_value(json_object_get(v, "change")),
+		    .change = json_is_number(json_object_get(v, "change")) ?
+		    json_number_value(json_object_get(v, "change")) : NAN,
 		    .direction = (enum report_direction)name_index(jstr(v,
 		    "direction"), dirs, 4), .machine = jstr(v, "test_machine"),
 		    .params = f->also_params[i], .n_params = json_array_size(p) };
