@@ -178,6 +178,8 @@ report_validate(const struct report_input *in, struct bd_error *err)
 			return bd_error_set(err, -EINVAL, "sweep metric %zu "
 			    "missing", i);
 	}
+	if ((rc = report_tested_validate(in, err)) != 0)
+		return rc;
 	if (in->reused_samples > in->total_samples)
 		return bd_error_set(err, -EINVAL, "more reused samples than "
 		    "samples");
@@ -284,6 +286,7 @@ report_write_testcase(FILE *fp, const struct report_input *in)
 	size_t i;
 
 	fprintf(fp, "testcase: %s\n", in->benchmark);
+	report_tested_write(fp, in);
 	if (in->host_group != NULL)
 		fprintf(fp, "host group: %s\n", in->host_group);
 	if (in->n_params > 0) {
@@ -563,11 +566,17 @@ report_write_indented(FILE *fp, const char *text)
 static void
 report_write_reproduce(FILE *fp, const struct report_input *in)
 {
-	char **av, *cmd;
+	char **av, *cmd, *script;
 	size_t ac, i;
 
 	fprintf(fp, "To reproduce:\n\n");
-	if (in->bench_config != NULL) {
+	if ((script = report_script(in)) != NULL) {
+		fprintf(fp, "        # without bisectd: save as repro.sh, run "
+		    "with TREE=/path/to/linux sh repro.sh\n");
+		report_write_indented(fp, script);
+		fprintf(fp, "\n");
+		free(script);
+	} else if (in->bench_config != NULL) {
 		fprintf(fp, "        # the benchmark, as configured in "
 		    "bisectd.conf\n");
 		report_write_indented(fp, in->bench_config);
@@ -594,8 +603,10 @@ report_write_lead(FILE *fp, const struct report_summary *ctx)
 {
 	const struct report_input *in = ctx->in;
 	const struct report_row *h = &ctx->headline;
-	char fails[96] = "";
+	char fails[96] = "", metric[256];
 	size_t i;
+
+	report_metric_label(metric, sizeof(metric), in->benchmark, in->metric);
 
 	if (h->pass_fail)
 		snprintf(fails, sizeof(fails), " (fail:runs %zu:%zu -> "
@@ -604,7 +615,7 @@ report_write_lead(FILE *fp, const struct report_summary *ctx)
 	switch (in->kind) {
 	case REPORT_CULPRIT:
 		fprintf(fp, "bisectd noticed %s %s of %s%s on:\n\n",
-		    report_article(ctx->phrase), ctx->phrase, in->metric,
+		    report_article(ctx->phrase), ctx->phrase, metric,
 		    fails);
 		report_write_commit(fp, "commit", &in->culprit);
 		if (in->repo_url != NULL)
@@ -622,12 +633,12 @@ report_write_lead(FILE *fp, const struct report_summary *ctx)
 		fprintf(fp, "bisectd noticed %s %s of %s%s\nbetween the "
 		    "commits below, but could not isolate the commit that made "
 		    "it:\n\n", report_article(ctx->phrase), ctx->phrase,
-		    in->metric, fails);
+		    metric, fails);
 		report_write_endpoints(fp, in);
 		break;
 	case REPORT_NOT_REPRODUCED:
 		fprintf(fp, "bisectd could not reproduce a change of %s "
-		    "between:\n\n", in->metric);
+		    "between:\n\n", metric);
 		report_write_endpoints(fp, in);
 		break;
 	}
@@ -649,6 +660,7 @@ report_write_ctx(FILE *fp, const struct report_summary *ctx)
 	report_verify_write_flags(fp, in);
 	report_write_lead(fp, ctx);
 	report_write_testcase(fp, in);
+	report_also_write(fp, ctx);
 	report_write_bisection(fp, ctx);
 	if (in->kind == REPORT_INCONCLUSIVE)
 		report_write_candidates(fp, in);

@@ -99,6 +99,35 @@ struct report_candidate {
 	double		 probability;	/* mass of "this is the culprit" */
 };
 
+/*
+ * One command of the reproduce script, every placeholder expanded: the
+ * step's name ("build", "install", "run", ...), the host it runs on and
+ * that host's work directory (the command's working directory).
+ */
+struct report_step {
+	const char	*name;
+	const char	*host;		/* may be NULL */
+	const char	*workdir;	/* may be NULL: the login directory */
+	const char	*command;
+};
+
+/*
+ * Another test that changed over the same tag pair as a sweep-started
+ * bisection ("also affects"): what changed, by how much, and what ran.
+ */
+struct report_also {
+	const char	*sweep;		/* that saw it, may be NULL */
+	const char	*benchmark;
+	const char	*metric;
+	double		 change;	/* relative, (new - old) / |old|;
+					   NAN: the comparison table's row
+					   of metric (same benchmark) */
+	enum report_direction direction;
+	const char	*machine;	/* test machine, may be NULL */
+	const struct report_param *params;
+	size_t		 n_params;
+};
+
 /* What the revert of the culprit on top of bad showed. */
 enum report_revert {
 	REPORT_REVERT_NOT_TRIED,	/* verify = none, or no culprit */
@@ -236,6 +265,31 @@ struct report_input {
 	size_t			 reused_samples;
 	const char *const	*sweep_metrics;
 	size_t			 n_sweep_metrics;
+
+	/*
+	 * What was tested, as 0-day names it (NULL: not known): the kernel
+	 * config, the compiler and the test machine.
+	 */
+	const char		*kconfig;
+	const char		*compiler;
+	const char		*machine;
+
+	/*
+	 * The reproduce script: the benchmark's commands expanded for the
+	 * base side (the culprit's parent, or good) and the head side (the
+	 * culprit, or bad); no script when both are empty.  build_inputs are
+	 * the files whose contents the build reads besides the tree.
+	 */
+	const struct report_step *repro_base;
+	size_t			 n_repro_base;
+	const struct report_step *repro_head;
+	size_t			 n_repro_head;
+	const char *const	*build_inputs;
+	size_t			 n_build_inputs;
+
+	/* Other tests that changed over the sweep's tag pair. */
+	const struct report_also *also;
+	size_t			 n_also;
 };
 
 /* Zeroes in and sets the defaults (no culprit position, 0.99 target). */
@@ -389,6 +443,12 @@ const char *report_change_word(const struct report_input *in, double change);
  */
 void	report_change_phrase(char *buf, size_t len, const struct report_row *r,
 	    const char *word);
+/*
+ * The metric as the subject and the lead name it: benchmark.metric when
+ * the metric has no prefix of its own, as lkp's testcase.metric.
+ */
+void	report_metric_label(char *buf, size_t len, const char *benchmark,
+	    const char *metric);
 /* "a", or "an" before a number read eight..., eleven or eighteen. */
 const char *report_article(const char *phrase);
 
@@ -402,6 +462,30 @@ const char *report_revert_name(enum report_revert r);
 void	report_verify_write(FILE *fp, const struct report_input *in);
 /* The same as a JSON object (new reference), or NULL without one. */
 json_t	*report_verify_json(const struct report_input *in);
+
+/* ---- what was tested, reproduce script, also affects (report_tested.c) ---- */
+
+/* The config, compiler, test machine and parameter lines of the header. */
+void	report_tested_write(FILE *fp, const struct report_input *in);
+struct report_summary;
+/*
+ * lkp's "In addition to that, ..." table; nothing without entries.  An
+ * entry whose change is NAN takes it from the summary's table, and is left
+ * out when the table has no row of its metric.
+ */
+void	report_also_write(FILE *fp, const struct report_summary *ctx);
+/* The entries as a JSON array (new reference). */
+json_t	*report_also_json(const struct report_summary *ctx);
+/* Whether in has a reproduce script. */
+bool	report_script_present(const struct report_input *in);
+/*
+ * The standalone reproduce script (caller frees): both checkouts and the
+ * expanded commands, as /bin/sh reads it.  NULL without one.
+ */
+char	*report_script(const struct report_input *in);
+/* Checks the steps and entries; 0 or -EINVAL naming the bad field. */
+int	report_tested_validate(const struct report_input *in,
+	    struct bd_error *err);
 
 /* ---- plots (report_plot.c) ---- */
 

@@ -193,33 +193,52 @@ report_subject_prefix(const char *subject)
 	return (int)(colon - subject);
 }
 
+/* lkp names every metric testcase.metric; a bare metric gets the prefix. */
+void
+report_metric_label(char *buf, size_t len, const char *benchmark,
+    const char *metric)
+{
+	if (strchr(metric, '.') != NULL || benchmark == NULL)
+		snprintf(buf, len, "%s", metric);
+	else
+		snprintf(buf, len, "%s.%s", benchmark, metric);
+}
+
 /*
  * Subjects follow lkp's "[branch] [prefix] sha: metric change" so mail
- * filters keep working.
+ * filters keep working.  A merge's own subject ("Merge branch ...") names
+ * no subsystem, so a merge culprit takes its first parent's.
  */
 char *
 report_summary_subject(const struct report_summary *ctx)
 {
 	const struct report_input *in = ctx->in;
-	char *s, *branch = NULL;
+	const char *subj;
+	char *s, *branch = NULL, metric[256];
 	int plen;
 
+	report_metric_label(metric, sizeof(metric), in->benchmark, in->metric);
 	if (in->branch != NULL)
 		xasprintf(&branch, "[%s] ", in->branch);
 	switch (in->kind) {
 	case REPORT_CULPRIT:
-		plen = report_subject_prefix(in->culprit.subject);
+		subj = in->culprit.subject;
+		plen = report_subject_prefix(subj);
+		if (plen == 0 && in->n_parents > 1) {
+			subj = in->parents[0].subject;
+			plen = report_subject_prefix(subj);
+		}
 		xasprintf(&s, "%s%s%.*s%s%.10s: %s %s", branch ? branch : "",
-		    plen ? "[" : "", plen, plen ? in->culprit.subject : "",
-		    plen ? "] " : "", in->culprit.sha, in->metric, ctx->phrase);
+		    plen ? "[" : "", plen, plen ? subj : "",
+		    plen ? "] " : "", in->culprit.sha, metric, ctx->phrase);
 		break;
 	case REPORT_INCONCLUSIVE:
 		xasprintf(&s, "%sbisection %s inconclusive: %s %s",
-		    branch ? branch : "", in->id, in->metric, ctx->phrase);
+		    branch ? branch : "", in->id, metric, ctx->phrase);
 		break;
 	default:
 		xasprintf(&s, "%sbisection %s: %s change not reproduced",
-		    branch ? branch : "", in->id, in->metric);
+		    branch ? branch : "", in->id, metric);
 		break;
 	}
 	free(branch);

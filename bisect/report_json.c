@@ -125,9 +125,11 @@ report_json_table(const struct report_summary *ctx)
 
 	for (i = 0; i < t->n_rows; i++)
 		json_array_append_new(rows, report_json_row(&t->rows[i]));
-	return json_pack("{s:o, s:o, s:o, s:I, s:I}",
+	return json_pack("{s:o, s:o, s:I, s:I, s:o, s:I, s:I}",
 	    "base", report_json_str(ctx->in->base.sha),
-	    "head", report_json_str(ctx->in->head.sha), "rows", rows,
+	    "head", report_json_str(ctx->in->head.sha),
+	    "base_runs", (json_int_t)ctx->in->base.runs,
+	    "head_runs", (json_int_t)ctx->in->head.runs, "rows", rows,
 	    "changed", (json_int_t)t->n_changed,
 	    "one_sided", (json_int_t)t->n_one_sided);
 }
@@ -163,11 +165,29 @@ report_json_candidates(const struct report_input *in)
 	return a;
 }
 
-/* The reproduce section as data: config, argv, command and bisect log. */
+/* One side's reproduce steps, as the script runs them. */
+static json_t *
+report_json_steps(const char *sha, const struct report_step *st, size_t n)
+{
+	json_t *a = json_array();
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		json_array_append_new(a, json_pack("{s:s, s:s?, s:s?, s:s}",
+		    "name", st[i].name, "host", st[i].host, "workdir",
+		    st[i].workdir, "command", st[i].command));
+	return json_pack("{s:o, s:o}", "sha", report_json_str(sha), "steps",
+	    a);
+}
+
+/*
+ * The reproduce section as data: config, argv, command and bisect log,
+ * and the standalone script with its steps for both sides.
+ */
 static json_t *
 report_json_reproduce(const struct report_input *in)
 {
-	char **av, *cmd;
+	char **av, *cmd, *script;
 	size_t ac;
 	json_t *o;
 
@@ -179,6 +199,16 @@ report_json_reproduce(const struct report_input *in)
 	    "command", cmd,
 	    "bisect_log", report_json_strings(in->bisect_log,
 	    in->n_bisect_log));
+	script = report_script(in);
+	json_object_set_new(o, "script", report_json_str(script));
+	free(script);
+	json_object_set_new(o, "base", report_json_steps(in->base.sha,
+	    in->repro_base, in->n_repro_base));
+	json_object_set_new(o, "head", report_json_steps(in->kind ==
+	    REPORT_CULPRIT ? in->culprit.sha : in->head.sha, in->repro_head,
+	    in->n_repro_head));
+	json_object_set_new(o, "build_inputs", report_json_strings(
+	    in->build_inputs, in->n_build_inputs));
 	free(cmd);
 	report_rerun_argv_free(av);
 	return o;
@@ -206,6 +236,11 @@ report_json_ctx(const struct report_summary *ctx)
 	    "metric", in->metric,
 	    "direction", report_direction_names[in->direction]);
 	free(subject);
+	json_object_set_new(o, "kconfig", report_json_str(in->kconfig));
+	json_object_set_new(o, "compiler", report_json_str(in->compiler));
+	json_object_set_new(o, "test_machine", report_json_str(in->machine));
+	json_object_set_new(o, "branch", report_json_str(in->branch));
+	json_object_set_new(o, "also_affects", report_also_json(ctx));
 	json_object_set_new(o, "headline", json_pack("{s:o, s:s, s:s, s:o}",
 	    "change", report_json_num(ctx->headline.change),
 	    "word", ctx->word, "text", ctx->phrase,

@@ -363,10 +363,14 @@ report_write_axes(FILE *fp, const struct report_input *in)
 	struct report_param *p;
 	size_t n = 0, i;
 
-	p = xreallocarray(NULL, in->n_params + 2, sizeof(*p));
+	p = xreallocarray(NULL, in->n_params + 4, sizeof(*p));
 	p[n++] = (struct report_param){ "benchmark", in->benchmark };
 	if (in->host_group != NULL)
 		p[n++] = (struct report_param){ "host_group", in->host_group };
+	if (in->compiler != NULL)
+		p[n++] = (struct report_param){ "compiler", in->compiler };
+	if (in->kconfig != NULL)
+		p[n++] = (struct report_param){ "kconfig", in->kconfig };
 	for (i = 0; i < in->n_params; i++)
 		p[n++] = in->params[i];
 	qsort(p, n, sizeof(*p), report_cmp_param);
@@ -391,6 +395,24 @@ report_write_side(FILE *fp, const struct report_side *s, const char *label)
 	if (s->runs > 0)
 		fprintf(fp, "  %zu run%s", s->runs, s->runs == 1 ? "" : "s");
 	fprintf(fp, "\n");
+}
+
+/*
+ * n of each column, as a row of the table: a side of 2 runs must not look
+ * like a side of 10.  The headline's sample counts where no run count is
+ * given.
+ */
+static void
+report_write_runs(FILE *fp, const struct report_input *in,
+    const struct report_table *t)
+{
+	size_t nb = in->base.runs, nh = in->head.runs;
+
+	if (nb == 0 || nh == 0) {
+		nb = nb ? nb : t->rows[0].base.n;
+		nh = nh ? nh : t->rows[0].head.n;
+	}
+	fprintf(fp, "%10zu%6s%10s  %10zu%6s  runs\n", nb, "", "", nh, "");
 }
 
 /* What the table's rules are, under it, so nobody has to guess. */
@@ -452,6 +474,7 @@ report_table_write(FILE *fp, const struct report_input *in,
 		fprintf(fp, "         %%stddev     %%change         "
 		    "%%stddev\n");
 		fprintf(fp, "             \\          |                \\\n");
+		report_write_runs(fp, in, t);
 	}
 	for (i = shown; i < t->n_rows; i++) {
 		if (!t->rows[i].changed && !t->rows[i].headline &&

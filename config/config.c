@@ -84,6 +84,10 @@ config_benchmark_release(struct config_benchmark *b)
 	free(b->result_file);
 	free(b->arch);
 	free(b->build_inputs);
+	free(b->kconfig);
+	free(b->compiler);
+	free(b->params);
+	free(b->describe);
 	for (i = 0; i < b->nmetrics; i++)
 		free(b->metrics[i].name);
 	free(b->metrics);
@@ -565,4 +569,28 @@ config_load(struct config *cfg, const char *path,
 	    rc == -EINVAL ? "not a regular file" : strerror(-rc));
 	config_errors_take(&ctx, errs);
 	return rc;
+}
+
+/*
+ * One reader of the params syntax, for the check at load and for the
+ * report, so both agree on what a word is.
+ */
+int
+config_params_next(const char **s, const char **key, size_t *klen,
+    const char **value, size_t *vlen)
+{
+	const char *p = *s + strspn(*s, " \t"), *eq;
+	size_t len = strcspn(p, " \t");
+
+	*key = p;
+	if (len == 0)
+		return 0;
+	*s = p + len;
+	eq = memchr(p, '=', len);
+	if (eq == NULL || eq == p)
+		return -1;
+	*klen = (size_t)(eq - p);
+	*value = eq + 1;
+	*vlen = len - *klen - 1;
+	return 1;
 }

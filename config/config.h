@@ -149,6 +149,13 @@ struct config_benchmark {
 	char		*build_inputs;
 	unsigned	 artifact_keep;		/* artifacts kept per host */
 	unsigned	 retry_budget;		/* failed runs a bisection tolerates */
+	/* What reports say was tested: kconfig and compiler names, the
+	 * parameters as KEY=VALUE words, and a command run once per test
+	 * host whose output describes the test machine. */
+	char		*kconfig;
+	char		*compiler;
+	char		*params;
+	char		*describe;
 	int		 line;
 };
 
@@ -369,6 +376,14 @@ const struct config_metric	*config_metric_find(
 size_t	config_sweep_metrics(const struct config *cfg,
 	    const struct config_sweep *w, const struct config_metric **out,
 	    size_t max);
+
+/*
+ * The next KEY=VALUE word of a benchmark's params from *s on: 1 with key
+ * and value (lengths klen, vlen) pointing into the string and *s past the
+ * word, 0 at the end, -1 at a word with no key or no '='.
+ */
+int	config_params_next(const char **s, const char **key, size_t *klen,
+	    const char **value, size_t *vlen);
 
 /* The words of enum config_host_role, as the file and the protocol use them. */
 extern const struct name_value config_role_words[];

@@ -19,7 +19,7 @@
 #include "common/names.h"
 #include "config/config.h"
 
-#define CONFIG_MAX_KEYS		24	/* keys of the largest section */
+#define CONFIG_MAX_KEYS		32	/* keys of the largest section */
 #define CONFIG_MAX_LINE		8192	/* bytes in one line */
 #define CONFIG_MAX_FILE		(1 << 20)
 #define CONFIG_MAX_ERRORS	500	/* further errors are counted only */

@@ -212,6 +212,21 @@ static const struct config_key config_benchmark_keys[] = {
 	KEY(config_benchmark, arch, name, 0, 0, 0, "x86", LIVE,
 	    "The arch/ directory the benchmarked kernel builds; a culprit "
 	    "touching only another one is flagged."),
+	KEY(config_benchmark, kconfig, string, 0, 0, 0, NULL, LIVE,
+	    "Name of the kernel config the build uses (e.g. "
+	    "x86_64-rhel-9.4), shown as the report's config."),
+	KEY(config_benchmark, compiler, string, 0, 0, 0, NULL, LIVE,
+	    "Compiler the build uses (e.g. gcc-14), shown in the report."),
+	KEY(config_benchmark, params, string, 0, 0, 0, NULL, LIVE,
+	    "The run's parameters as KEY=VALUE words separated by blanks "
+	    "(e.g. runtime=300s test=lru-file-readonce), listed in the "
+	    "report and its parameter line."),
+	KEY(config_benchmark, describe, string, 0, 0, 0, NULL, LIVE,
+	    "Command run once on each test host, before its first run of "
+	    "the benchmark, whose output (lines joined by blanks) the report "
+	    "shows as the test machine (e.g. nproc; lscpu | sed -n "
+	    "'s/^Model name: *//p'); kept in the database until the command "
+	    "changes."),
 };
 
 /*
@@ -398,6 +413,27 @@ config_benchmark_base(struct config *cfg, size_t index)
 	return &cfg->benchmarks[index];
 }
 
+/* Reports list the params as pairs, so each word must be one. */
+static void
+config_benchmark_check_params(struct config_ctx *ctx)
+{
+	const struct config_benchmark *b =
+	    &ctx->cfg->benchmarks[ctx->cfg->nbenchmarks - 1];
+	const char *s = b->params, *k, *v;
+	size_t kl, vl;
+	int rc;
+
+	while (s != NULL && (rc = config_params_next(&s, &k, &kl, &v,
+	    &vl)) != 0) {
+		if (rc < 0) {
+			config_error(ctx, config_key_line(ctx, "params"),
+			    ctx->label, "params", "\"%.*s\" is not KEY=VALUE",
+			    (int)strcspn(k, " \t"), k);
+			return;
+		}
+	}
+}
+
 /* Step keys that only make sense together. */
 static void
 config_benchmark_finish(struct config_ctx *ctx)
@@ -425,6 +461,7 @@ config_benchmark_finish(struct config_ctx *ctx)
 			config_error(ctx, line, ctx->label, rules[i].key, "%s",
 			    rules[i].why);
 	}
+	config_benchmark_check_params(ctx);
 }
 
 static int

@@ -9,6 +9,7 @@
 #include "daemon/hook.h"
 #include "common/log.h"
 #include "daemon/reporter.h"
+#include "daemon/reporter_tested.h"
 #include "sched/verify.h"
 #include "repo/mirror.h"
 #include "store/store.h"
@@ -36,6 +37,10 @@ struct reporter_data {
 	json_t			*origin;	/* the stored origin, parsed */
 	const char		**swept;	/* its metrics */
 	struct bisection	*b;
+	const char		**hosts;	/* test hosts that ran it */
+	size_t			 nhosts;
+	size_t			 base_runs, head_runs;
+	struct reporter_tested	 tested;
 };
 
 /*
@@ -69,6 +74,22 @@ rd_push_double(double **v, size_t *n, double x)
 	(*v)[(*n)++] = x;
 }
 
+/* The test hosts that ran the bisection, each once, for "test machine". */
+static void
+rd_host(struct reporter_data *rd, const char *host)
+{
+	size_t i;
+
+	if (host == NULL)
+		return;
+	for (i = 0; i < rd->nhosts; i++)
+		if (strcmp(rd->hosts[i], host) == 0)
+			return;
+	rd->hosts = xreallocarray(rd->hosts, rd->nhosts + 1,
+	    sizeof(*rd->hosts));
+	rd->hosts[rd->nhosts++] = rd_keep(rd, xstrdup(host));
+}
+
 /* One sample row: which side of the table and which plot it feeds. */
 static int
 rd_sample(void *arg, const struct store_sample *sm)
@@ -79,18 +100,25 @@ rd_sample(void *arg, const struct store_sample *sm)
 	int headline = strcmp(sm->metric, b->rec.metric) == 0;
 	const char *metric = rd_keep(rd, xstrdup(sm->metric));
 	const double *pb;
+	int head, base;
 
 	if (idx < 0)
 		return 0;
-	if (rd->in.culprit.sha && strcmp(sm->commit, rd->in.culprit.sha) == 0)
+	head = (rd->in.culprit.sha && strcmp(sm->commit,
+	    rd->in.culprit.sha) == 0) || (rd->in.kind != REPORT_CULPRIT &&
+	    idx == (int64_t)b->g.n - 1);
+	base = (rd->base_sha && strcmp(sm->commit, rd->base_sha) == 0) ||
+	    (rd->base_sha == NULL && idx == ENGINE_GOOD);
+	if (head)
 		rd_push_value(&rd->head, &rd->nhead, metric, sm->value);
-	else if (rd->in.kind != REPORT_CULPRIT && idx == (int64_t)b->g.n - 1)
-		rd_push_value(&rd->head, &rd->nhead, metric, sm->value);
-	if ((rd->base_sha && strcmp(sm->commit, rd->base_sha) == 0) ||
-	    (rd->base_sha == NULL && idx == ENGINE_GOOD))
+	if (base)
 		rd_push_value(&rd->base, &rd->nbase, metric, sm->value);
 	if (!headline)
 		return 0;
+	/* One headline value a run: these count the runs of each side. */
+	rd->head_runs += head;
+	rd->base_runs += base;
+	rd_host(rd, sm->host);
 	if (sm->reused_from != 0)
 		rd->reused++;
 	if (idx == ENGINE_GOOD)
@@ -262,6 +290,8 @@ rd_release(struct reporter_data *rd)
 	free(rd->parents);
 	free(rd->log);
 	free(rd->swept);
+	free(rd->hosts);
+	reporter_tested_release(&rd->tested);
 	json_decref(rd->origin);
 }
 
@@ -300,6 +330,68 @@ rd_branch(struct reporter_data *rd, const struct config *cfg,
 		}
 	xasprintf(&s, "%.*s:%s", (int)len, base, ref);
 	return rd_keep(rd, s);
+}
+
+/*
+ * "[tree:branch]" for any bisection whose bad revision names a branch or
+ * a tag, or is a commit a ref of the repository points at.
+ */
+static const char *
+rd_branch_of(struct reporter_data *rd, const struct config *cfg,
+    git_repository *repo, const char *rev)
+{
+	git_reference_iterator *it = NULL;
+	git_reference *ref;
+	git_object *obj;
+	git_oid oid;
+	const char *found = NULL;
+	char *name = NULL;
+
+	if (rev == NULL || strcmp(rev, "HEAD") == 0 ||
+	    strpbrk(rev, "~^:@{") != NULL)
+		return NULL;
+	if (strspn(rev, "0123456789abcdef") != strlen(rev) || strlen(rev) < 4)
+		return rd_branch(rd, cfg, rev);
+	if (repo == NULL || git_revparse_single(&obj, repo, rev) < 0)
+		return NULL;
+	git_oid_cpy(&oid, git_object_id(obj));
+	git_object_free(obj);
+	if (git_reference_iterator_new(&it, repo) < 0)
+		return NULL;
+	while (name == NULL && git_reference_next(&ref, it) == 0) {
+		if (strncmp(git_reference_name(ref), "refs/heads/", 11) == 0 ||
+		    strncmp(git_reference_name(ref), "refs/tags/", 10) == 0) {
+			if (git_reference_peel(&obj, ref, GIT_OBJECT_COMMIT) ==
+			    0) {
+				if (git_oid_equal(git_object_id(obj), &oid))
+					name = xstrdup(git_reference_name(ref));
+				git_object_free(obj);
+			}
+		}
+		git_reference_free(ref);
+	}
+	git_reference_iterator_free(it);
+	if (name != NULL)
+		found = rd_branch(rd, cfg, name);
+	free(name);
+	return found;
+}
+
+/* The compared commits' subjects, for the table's "commit:" block. */
+static void
+rd_sides(struct reporter_data *rd, git_repository *repo)
+{
+	struct report_input *in = &rd->in;
+	char subj[256];
+
+	if (in->base.sha != NULL)
+		in->base.subject = rd_keep(rd, xstrdup(bisection_subject(repo,
+		    in->base.sha, subj, sizeof(subj))));
+	if (in->kind == REPORT_CULPRIT)
+		in->head.subject = in->culprit.subject;
+	else if (in->head.sha != NULL)
+		in->head.subject = rd_keep(rd, xstrdup(bisection_subject(repo,
+		    in->head.sha, subj, sizeof(subj))));
 }
 
 /* A bisection a sweep started names the sweep, its refs and metrics. */
@@ -356,10 +448,7 @@ reporter_gather(struct store *st, const struct config *cfg,
 	in->benchmark = b->rec.benchmark;
 	in->host_group = b->rec.group;
 	in->metric = b->rec.metric;
-	in->direction = m == NULL ? REPORT_DIRECTION_UNKNOWN :
-	    m->kind == CONFIG_METRIC_PASS_FAIL ? REPORT_PASS_FAIL :
-	    m->direction == CONFIG_HIGHER_IS_BETTER ?
-	    REPORT_HIGHER_IS_BETTER : REPORT_LOWER_IS_BETTER;
+	in->direction = reporter_direction(m);
 	in->repo_url = cfg->repo.url != NULL ? rd_keep(rd,
 	    mirror_url_shown(cfg->repo.url)) : NULL;
 	in->run_aggregate = name_of(agg_names, (int)b->agg);
@@ -420,6 +509,13 @@ reporter_gather(struct store *st, const struct config *cfg,
 		rd->log[rd->nlog++] = json_string_value(v);
 	in->bisect_log = rd->log;
 	in->n_bisect_log = rd->nlog;
+	in->base.runs = rd->base_runs;
+	in->head.runs = rd->head_runs;
+	rd_sides(rd, repo);
+	if (in->branch == NULL)
+		in->branch = rd_branch_of(rd, cfg, repo, in->bad_rev);
+	reporter_tested_fill(&rd->tested, in, st, cfg, bc, b->rec.group,
+	    rd->hosts, rd->nhosts);
 }
 
 static void

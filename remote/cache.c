@@ -131,6 +131,24 @@ cache_checksum(const struct cache *c, const struct cache_key *k,
 		c->ops->checksum(c->arg, k, sha256);
 }
 
+/* Without a store behind the cache, a host describes itself every run. */
+int
+cache_described(const struct cache *c, const char *host, const char *command)
+{
+	if (c == NULL || c->ops == NULL || c->ops->described == NULL)
+		return 0;
+	return c->ops->described(c->arg, host, command);
+}
+
+/* Kept only where the cache has a store. */
+void
+cache_describe(const struct cache *c, const char *host, const char *command,
+    const char *output)
+{
+	if (c != NULL && c->ops != NULL && c->ops->describe != NULL)
+		c->ops->describe(c->arg, host, command, output);
+}
+
 /* Frees the strings a lookup handed out. */
 void
 cache_hit_release(struct cache_hit *hit)
@@ -234,6 +252,8 @@ static const struct cache_ops cache_mem_ops = {
 	cache_mem_store,
 	cache_mem_forget,
 	cache_mem_checksum,
+	NULL,	/* hosts describe themselves every run */
+	NULL,
 };
 
 /* An empty cache; cache_mem_free() releases it. */

@@ -41,6 +41,14 @@ struct cache_ops {
 	/* The stored build's artifact has this sha256 (hex); may be NULL. */
 	void	(*checksum)(void *arg, const struct cache_key *k,
 		    const char *sha256);
+	/*
+	 * Test hosts describe themselves once per describe command: whether
+	 * host has done so for command, and keeping what it printed.  Either
+	 * may be NULL (never described, nothing kept).
+	 */
+	int	(*described)(void *arg, const char *host, const char *command);
+	void	(*describe)(void *arg, const char *host, const char *command,
+		    const char *output);
 };
 
 struct cache {
@@ -61,6 +69,11 @@ int	 cache_store(const struct cache *c, const struct cache_key *k,
 void	 cache_forget(const struct cache *c, const struct cache_key *k);
 void	 cache_checksum(const struct cache *c, const struct cache_key *k,
 	    const char *sha256);
+/* 1 when host has described itself for command; 0 otherwise. */
+int	 cache_described(const struct cache *c, const char *host,
+	    const char *command);
+void	 cache_describe(const struct cache *c, const char *host,
+	    const char *command, const char *output);
 void	 cache_hit_release(struct cache_hit *hit);
 
 struct cache_mem;

@@ -34,6 +34,7 @@ struct step {
 	char			*tail;		/* run's stdout tail */
 	size_t			 tail_len;
 	bool			 tail_truncated;
+	int			 described;	/* describe ran or was known */
 	struct step_result	 res;
 };
 
@@ -825,6 +826,80 @@ step_collect_start(struct step *s)
 	    false, s->tail_truncated);
 }
 
+/*
+ * What the describe command printed, lines joined by blanks, is kept for
+ * the reports; a describe that fails costs the run nothing.
+ */
+static void
+step_on_describe(void *arg, const struct exec_result *r)
+{
+	struct step *s = arg;
+	const struct config_benchmark *b = s->spec.bench;
+	char *text;
+	size_t i, n = 0;
+
+	s->ex = NULL;
+	if (r->status == EXEC_CANCELLED) {
+		step_finish(s, STEP_CANCELLED, NULL, "describe cancelled");
+		return;
+	}
+	if (r->status == EXEC_EXITED && r->exit_code == 0 && r->tail_len > 0) {
+		text = xmalloc(r->tail_len + 1);
+		for (i = 0; i < r->tail_len; i++) {
+			char c = r->tail[i] == '\n' || r->tail[i] == '\t' ||
+			    r->tail[i] == '\r' ? ' ' : r->tail[i];
+
+			if (c == ' ' && (n == 0 || text[n - 1] == ' '))
+				continue;
+			text[n++] = c;
+		}
+		while (n > 0 && text[n - 1] == ' ')
+			n--;
+		text[n] = '\0';
+		if (n > 0)
+			cache_describe(s->spec.cache, s->spec.test.cfg->name,
+			    b->describe, text);
+		free(text);
+	}
+	step_next(s);
+}
+
+/*
+ * The benchmark's describe command, once per test host: the first run a
+ * host gets of the benchmark asks it what it is, before the run.  Returns
+ * true when it started.
+ */
+static bool
+step_describe(struct step *s)
+{
+	const struct config_benchmark *b = s->spec.bench;
+	struct exec_opts o;
+	struct bd_error err;
+	char *cmd;
+
+	if (s->described || b->describe == NULL)
+		return false;
+	s->described = 1;
+	if (cache_described(s->spec.cache, s->spec.test.cfg->name,
+	    b->describe))
+		return false;
+	if ((cmd = step_expand(s, b->describe, &s->spec.test, s->art_test,
+	    QUOTE_SHELL)) == NULL)
+		return true;
+	memset(&o, 0, sizeof(o));
+	o.command = cmd;
+	o.cwd = s->spec.test.cfg->workdir;
+	o.timeout_ms = STEP_DESCRIBE_TIMEOUT_MS;
+	o.kill_grace_ms = s->spec.kill_grace_ms;
+	o.connect_wait_ms = s->spec.connect_wait_ms;
+	o.tail_max = STEP_DESCRIBE_MAX;
+	if (exec_start(s->spec.test.conn, &o, step_on_describe, s, &s->ex,
+	    &err) != 0)
+		step_finish(s, STEP_INFRA, NULL, "describe: %s", err.msg);
+	free(cmd);
+	return true;
+}
+
 /* Starts the current phase; phases without a template fall through. */
 static void
 step_next(struct step *s)
@@ -866,6 +941,8 @@ step_next(struct step *s)
 		step_boot(s);
 		return;
 	case STEP_PHASE_RUN:
+		if (step_describe(s))
+			return;
 		step_test_cmd(s, b->run, b->run_timeout_ms, STEP_TAIL_MAX,
 		    step_on_run);
 		return;

@@ -2,6 +2,10 @@
  * The steps of one sample: build, relay, install, reboot, boot, run and
  * collect, for one (benchmark, commit) on leased hosts.
  *
+ * Before the first run of a benchmark on a test host, its describe
+ * command (if any) runs there once; the output goes to the cache's
+ * describe hook, and a describe that fails does not fail the run.
+ *
  * Commands come from the benchmark's templates with {commit}, {short},
  * {workdir}, {host}, {run_id} and {artifact} substituted as single-quoted
  * shell words.  Each phase logs to LOG_DIR/RUN_ID-PHASE.log.
@@ -42,6 +46,8 @@
 
 #define STEP_TAIL_MAX		65536	/* stdout kept for the result line */
 #define STEP_RESULT_MAX		(1024 * 1024)
+#define STEP_DESCRIBE_MAX	4096	/* of a describe command's output */
+#define STEP_DESCRIBE_TIMEOUT_MS (2 * 60 * 1000)
 
 enum step_outcome {
 	STEP_OK = 0,

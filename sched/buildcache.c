@@ -125,11 +125,38 @@ buildcache_checksum_put(void *arg, const struct cache_key *k,
 	store_build_release(&b);
 }
 
+/* A host described for this command is not asked again. */
+static int
+buildcache_described(void *arg, const char *host, const char *command)
+{
+	struct store *s = arg;
+	struct bd_error err;
+	char *out = NULL;
+	int rc;
+
+	rc = store_host_describe_get(s, host, command, &out, &err);
+	free(out);
+	return rc == 0;
+}
+
+/* What the host printed, for the reports' "test machine". */
+static void
+buildcache_describe(void *arg, const char *host, const char *command,
+    const char *output)
+{
+	struct bd_error err;
+
+	if (store_host_describe_put(arg, host, command, output, &err) < 0)
+		log_warnx("host %s: description not kept: %s", host, err.msg);
+}
+
 static const struct cache_ops buildcache_ops = {
 	.lookup = buildcache_lookup,
 	.store = buildcache_store,
 	.forget = buildcache_forget,
 	.checksum = buildcache_checksum_put,
+	.described = buildcache_described,
+	.describe = buildcache_describe,
 };
 
 void

@@ -95,3 +95,41 @@ store_host_list(struct store *s, store_host_cb cb, void *arg,
 	return store_each(s, store_stmt(s, STMT_HOST_LIST), store_host_row, &e,
 	    err, "list hosts");
 }
+
+/* A host describes itself once per command; the newest answer wins. */
+int
+store_host_describe_put(struct store *s, const char *host,
+    const char *command, const char *output, struct bd_error *err)
+{
+	sqlite3_stmt *st;
+
+	if (host == NULL || command == NULL || output == NULL)
+		return bd_error_set(err, -EINVAL, "store: a description needs "
+		    "a host, a command and its output");
+	st = store_stmt(s, STMT_HOST_DESC_PUT);
+	store_bind_text(st, 1, host);
+	store_bind_text(st, 2, command);
+	store_bind_text(st, 3, output);
+	sqlite3_bind_int64(st, 4, store_now_ms());
+	return store_exec(s, st, err, "store host description");
+}
+
+/* Reports and the step ask whether a host has described itself yet. */
+int
+store_host_describe_get(struct store *s, const char *host,
+    const char *command, char **output, struct bd_error *err)
+{
+	sqlite3_stmt *st;
+	int error;
+
+	*output = NULL;
+	st = store_stmt(s, STMT_HOST_DESC_GET);
+	store_bind_text(st, 1, host);
+	store_bind_text(st, 2, command);
+	if ((error = store_row(s, st, err, "description of host %s",
+	    host)) != 0)
+		return error;
+	*output = store_col_text(st, 0);
+	sqlite3_reset(st);
+	return 0;
+}

@@ -232,6 +232,20 @@ static const char store_schema_v7[] =
 ") STRICT;"
 "CREATE INDEX sweep_jobs_ref ON sweep_jobs (sweep_ref, id);";
 
+/*
+ * Version 8: what each test host said about itself.  A benchmark's
+ * describe command runs once per host; its output is kept per (host,
+ * command), so a changed command runs again and reports read the rest.
+ */
+static const char store_schema_v8[] =
+"CREATE TABLE host_descriptions ("
+"  host TEXT NOT NULL,"
+"  command TEXT NOT NULL,"
+"  output TEXT NOT NULL,"
+"  described_ms INTEGER NOT NULL,"
+"  PRIMARY KEY (host, command)"
+") STRICT;";
+
 const struct store_migration store_migrations[] = {
 	{ 1, store_schema_v1 },
 	{ 2, store_schema_v2 },
@@ -240,6 +254,7 @@ const struct store_migration store_migrations[] = {
 	{ 5, store_schema_v5 },
 	{ 6, store_schema_v6 },
 	{ 7, store_schema_v7 },
+	{ 8, store_schema_v8 },
 };
 const size_t store_nmigrations =
     sizeof(store_migrations) / sizeof(store_migrations[0]);
@@ -398,6 +413,14 @@ const char *const store_sql[STMT_COUNT] = {
 	    " last_seen_ms = excluded.last_seen_ms",
 	[STMT_HOST_GET] = "SELECT " HOST_COLS " FROM hosts WHERE name = ?1",
 	[STMT_HOST_LIST] = "SELECT " HOST_COLS " FROM hosts ORDER BY name",
+	[STMT_HOST_DESC_PUT] =
+	    "INSERT INTO host_descriptions (host, command, output,"
+	    " described_ms) VALUES (?1, ?2, ?3, ?4)"
+	    " ON CONFLICT (host, command) DO UPDATE SET output = excluded.output,"
+	    " described_ms = excluded.described_ms",
+	[STMT_HOST_DESC_GET] =
+	    "SELECT output FROM host_descriptions WHERE host = ?1"
+	    " AND command = ?2",
 
 	[STMT_SWEEP_PUT] =
 	    "INSERT INTO sweeps (name, last_tag, state, updated_ms)"

@@ -440,6 +440,15 @@ int	store_host_get(struct store *s, const char *name, struct store_host *h,
 	    struct bd_error *err);
 int	store_host_list(struct store *s, store_host_cb cb, void *arg,
 	    struct bd_error *err);
+/* Keeps what host's describe command printed (replacing an older one). */
+int	store_host_describe_put(struct store *s, const char *host,
+	    const char *command, const char *output, struct bd_error *err);
+/*
+ * What host printed for command into *output (caller frees); -ENOENT
+ * when it never ran there.
+ */
+int	store_host_describe_get(struct store *s, const char *host,
+	    const char *command, char **output, struct bd_error *err);
 
 /* ---- sweeps: where each linux-next sweep got to ---- */
 

@@ -129,7 +129,7 @@ Test(service, finds_planted_culprit_and_reports_it)
 	r = svc_req("{\"cmd\":\"report\",\"bisection\":%lld}", (long long)id);
 	cr_assert(json_is_true(json_object_get(r, "ok")));
 	cr_assert_not_null(strstr(json_string_value(json_object_get(r, "text")),
-	    "regression of ops_per_sec"), "report: %s",
+	    "regression of spin.ops_per_sec"), "report: %s",
 	    json_string_value(json_object_get(r, "text")));
 	cr_assert_not_null(strstr(json_string_value(json_object_get(r, "text")),
 	    svc.culprit));
@@ -168,8 +168,8 @@ Test(service, a_hostile_culprit_reaches_the_hook_as_clean_lines)
 		seen++;
 		tst_assert_no_controls(line, line, 0);
 		if (strncmp(line, "BISECTD_SUBJECT=", 16) == 0)
-			cr_expect_eq(strncmp(line + 16, "[subsys2?]0;t?] ", 16),
-			    0, "%s", line);
+			cr_expect_eq(strncmp(line + 16, "[linux:master] "
+			    "[subsys2?]0;t?] ", 31), 0, "%s", line);
 		if (strncmp(line, "BISECTD_CULPRIT_AUTHOR=", 23) == 0)
 			cr_expect_str_eq(line + 23,
 			    "Mal?lory <author@example.org>");

@@ -431,7 +431,8 @@ Test(sweep_bisect, a_change_is_bisected_once_with_the_sweep_samples)
 	xasprintf(&want, "of them reused from sweep nightly");
 	cr_assert_not_null(strstr(text, want), "%s", text);
 	free(want);
-	xasprintf(&want, "[linux:next-20260102] [subsys2] %.10s: ops_per_sec ",
+	xasprintf(&want, "[linux:next-20260102] [subsys2] %.10s: "
+	    "spin.ops_per_sec ",
 	    st.culprit);
 	cr_assert_eq(strncmp(text, want, strlen(want)), 0, "%s", text);
 	free(want);
@@ -445,6 +446,15 @@ Test(sweep_bisect, a_change_is_bisected_once_with_the_sweep_samples)
 	    2 * SB_RUNS);
 	cr_assert_not_null(strstr(json_string_value(json_object_get(rep,
 	    "subject")), "regression"));
+	/* The sweep's other metric changed over the same tags: also affects. */
+	o = json_array_get(json_object_get(rep, "also_affects"), 0);
+	cr_assert_not_null(o, "%s", jtext);
+	cr_expect_str_eq(json_string_value(json_object_get(o, "metric")),
+	    "runtime_ms");
+	cr_expect_str_eq(json_string_value(json_object_get(o, "sweep")),
+	    "nightly");
+	cr_expect_not_null(strstr(text, "| testcase: change | spin: "
+	    "spin.runtime_ms "), "%s", text);
 	json_decref(rep);
 	free(text);
 	free(jtext);

@@ -3,6 +3,7 @@
  * report_input, so that each golden report has a readable input.
  */
 #include <criterion/criterion.h>
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -159,6 +160,82 @@ fixture_lists(struct report_fixture *f)
 	in->candidates = f->cands;
 }
 
+/* One side's reproduce steps: arrays of [name, host, workdir, command]. */
+static struct report_step *
+fixture_steps(json_t *a, size_t *n)
+{
+	struct report_step *st = xcalloc(json_array_size(a) + 1, sizeof(*st));
+	json_t *v;
+	size_t i;
+
+	json_array_foreach(a, i, v)
+		st[i] = (struct report_step){ json_string_value(json_array_get(v,
+		    0)), json_string_value(json_array_get(v, 1)),
+		    json_string_value(json_array_get(v, 2)),
+		    json_string_value(json_array_get(v, 3)) };
+	*n = json_array_size(a);
+	return st;
+}
+
+/*
+ * What was tested, the reproduce steps, the sweep and the also-affects
+ * entries ({sweep, benchmark, metric, change, direction, machine,
+ * params: [[k, v]...]}).
+ */
+static void
+fixture_tested(struct report_fixture *f)
+{
+	static const char *const dirs[] = { "higher_is_better",
+	    "lower_is_better", "pass_fail", "unknown" };
+	struct report_input *in = &f->in;
+	json_t *r = f->root, *a, *v, *p;
+	size_t i, k;
+
+	in->kconfig = jstr(r, "kconfig");
+	in->compiler = jstr(r, "compiler");
+	in->machine = jstr(r, "test_machine");
+	in->sweep = jstr(r, "sweep");
+	in->sweep_prev_ref = jstr(r, "sweep_prev_ref");
+	in->sweep_ref = jstr(r, "sweep_ref");
+	in->reused_samples = (size_t)json_integer_value(json_object_get(r,
+	    "reused_samples"));
+	f->sweep_metrics = fixture_strings(json_object_get(r, "sweep_metrics"),
+	    &in->n_sweep_metrics);
+	in->sweep_metrics = f->sweep_metrics;
+	f->steps[0] = fixture_steps(json_object_get(r, "repro_base"),
+	    &in->n_repro_base);
+	f->steps[1] = fixture_steps(json_object_get(r, "repro_head"),
+	    &in->n_repro_head);
+	in->repro_base = f->steps[0];
+	in->repro_head = f->steps[1];
+	f->build_inputs = fixture_strings(json_object_get(r, "build_inputs"),
+	    &in->n_build_inputs);
+	in->build_inputs = f->build_inputs;
+	a = json_object_get(r, "also");
+	in->n_also = json_array_size(a);
+	f->also = xcalloc(in->n_also + 1, sizeof(*f->also));
+	f->also_params = xcalloc(in->n_also + 1, sizeof(*f->also_params));
+	json_array_foreach(a, i, v) {
+		p = json_object_get(v, "params");
+		f->also_params[i] = xcalloc(json_array_size(p) + 1,
+		    sizeof(**f->also_params));
+		for (k = 0; k < json_array_size(p); k++)
+			f->also_params[i][k] = (struct report_param){
+			    json_string_value(json_array_get(json_array_get(p,
+			    k), 0)), json_string_value(json_array_get(
+			    json_array_get(p, k), 1)) };
+		f->also[i] = (struct report_also){ .sweep = jstr(v, "sweep"),
+		    .benchmark = jstr(v, "benchmark"),
+		    .metric = jstr(v, "metric"),
+		    .change = json_is_number(json_object_get(v, "change")) ?
+		    json_number_value(json_object_get(v, "change")) : NAN,
+		    .direction = (enum report_direction)name_index(jstr(v,
+		    "direction"), dirs, 4), .machine = jstr(v, "test_machine"),
+		    .params = f->also_params[i], .n_params = json_array_size(p) };
+	}
+	in->also = f->also;
+}
+
 /* Every field of struct report_input has a JSON twin, checked as read. */
 void
 report_fixture_load(struct report_fixture *f, const char *name)
@@ -227,6 +304,7 @@ report_fixture_load(struct report_fixture *f, const char *name)
 		fixture_side(json_object_get(r, "head"), &in->head,
 		    &f->values[1]);
 	fixture_lists(f);
+	fixture_tested(f);
 }
 
 /* The arrays were allocated here, the strings belong to the JSON. */
@@ -243,5 +321,13 @@ report_fixture_release(struct report_fixture *f)
 	free(f->samples);
 	free(f->cands);
 	free(f->log);
+	free(f->steps[0]);
+	free(f->steps[1]);
+	free(f->build_inputs);
+	for (size_t i = 0; f->also_params != NULL && i < f->in.n_also; i++)
+		free(f->also_params[i]);
+	free(f->also_params);
+	free(f->also);
+	free(f->sweep_metrics);
 	json_decref(f->root);
 }

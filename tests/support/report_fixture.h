@@ -24,6 +24,11 @@ struct report_fixture {
 	struct report_sample	*samples;
 	struct report_candidate	*cands;
 	const char		**log;
+	struct report_step	*steps[2];
+	const char		**build_inputs;
+	struct report_also	*also;
+	struct report_param	**also_params;
+	const char		**sweep_metrics;
 };
 
 /* Path of fixture file name under $BISECTD_SRCDIR (caller frees). */

@@ -198,9 +198,10 @@ svc_setup(const char *tag, int nhosts, const char *plant, int broken)
 	svc_setup_with(tag, nhosts, plant, broken, NULL);
 }
 
-void
-svc_setup_with(const char *tag, int nhosts, const char *plant, int broken,
-    char *(*more)(void))
+/* The fixture's repository with plant, served by the daemon. */
+static void
+svc_setup_full(const char *tag, int nhosts, const char *plant, int broken,
+    const char *extra_bench, char *(*more)(void))
 {
 	char brk[16];
 
@@ -209,7 +210,21 @@ svc_setup_with(const char *tag, int nhosts, const char *plant, int broken,
 	xasprintf(&svc.repo, "%s/linux", svc.dir);
 	snprintf(brk, sizeof(brk), "%d", broken);
 	svc_make_repo("make-repo.sh", "6", plant, brk);
-	svc_start(tag, nhosts, NULL, more);
+	svc_start(tag, nhosts, extra_bench, more);
+}
+
+void
+svc_setup_with(const char *tag, int nhosts, const char *plant, int broken,
+    char *(*more)(void))
+{
+	svc_setup_full(tag, nhosts, plant, broken, NULL, more);
+}
+
+void
+svc_setup_bench(const char *tag, int nhosts, const char *plant,
+    const char *extra_bench)
+{
+	svc_setup_full(tag, nhosts, plant, 0, extra_bench, NULL);
 }
 
 /* The verification fixture, with keys of spin or sections of more(). */

@@ -59,6 +59,9 @@ void	 svc_setup_case_with(const char *tag, int nhosts, const char *fixture,
  * As svc_setup, with more()'s sections (caller frees: more allocates)
  * added to the file; more runs once the repository and svc.dir exist.
  */
+/* As svc_setup, with extra_bench's lines in [benchmark spin]. */
+void	 svc_setup_bench(const char *tag, int nhosts, const char *plant,
+	    const char *extra_bench);
 void	 svc_setup_with(const char *tag, int nhosts, const char *plant,
 	    int broken, char *(*more)(void));
 /* The [repo], [benchmark spin] and [host] sections (caller frees). */

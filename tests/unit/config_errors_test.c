@@ -164,6 +164,10 @@ static const struct cfg_case cfg_cases[] = {
 	  "result_file = r\n",
 	  "5: [benchmark b] result_file: set collect or result_file, not "
 	  "both" },
+	{ "params word without =", BENCH_B "params = runtime=300s test\n",
+	  "4: [benchmark b] params: \"test\" is not KEY=VALUE" },
+	{ "params word without key", BENCH_B "params = =300s\n",
+	  "4: [benchmark b] params: \"=300s\" is not KEY=VALUE" },
 	{ "sweep with unknown benchmark", SWEEP_OK_HEAD "benchmark = nope\n"
 	  "metrics = tput\ngroup = default\ntag_pattern = next-*\n",
 	  "12: [sweep s] benchmark: no [benchmark nope]" },

@@ -106,6 +106,24 @@ Test(report, golden_pass_fail)
 	check_golden("pass_fail.input.json", "pass_fail.txt");
 }
 
+/* Config, compiler, test machine, n per side and the reproduce script. */
+Test(report, golden_tested)
+{
+	check_golden("tested.input.json", "tested.txt");
+}
+
+/* A merge culprit with a bare metric name, on a tree's branch. */
+Test(report, golden_merge)
+{
+	check_golden("merge.input.json", "merge.txt");
+}
+
+/* A sweep-started bisection lists what else changed over its tags. */
+Test(report, golden_sweep_also_affects)
+{
+	check_golden("sweep_also.input.json", "sweep_also.txt");
+}
+
 /* The whole report in ASCII mode is plain ASCII, plots included. */
 Test(report, ascii_flag_gives_plain_ascii)
 {
@@ -230,7 +248,7 @@ Test(report, a_hostile_commit_subject_leaves_no_control_in_the_text)
 	m.in.culprit.subject = "mm\x1b[2J: fix\r\nBcc: x \xc2\x9b" "1m";
 	cr_assert_eq(report_render_text(&m.in, &text, &err), 0, "%s", err.msg);
 	tst_assert_no_controls("the text report", text, 1);
-	cr_expect_eq(strncmp(text, "[mm?[2J] 6ccdcb6d3a: ops", 24), 0,
+	cr_expect_eq(strncmp(text, "[mm?[2J] 6ccdcb6d3a: bench.ops", 30), 0,
 	    "subject line: %.80s", text);
 	cr_expect_not_null(strstr(text, "(\"mm?[2J: fix?\nBcc: x ?1m\")"),
 	    "%s", text);
@@ -385,6 +403,109 @@ Test(report, json_culprit_carries_the_numbers)
 	free(cmd);
 	free(text);
 	json_decref(o);
+	report_fixture_release(&f);
+}
+
+/* A string member of a member of o, or NULL. */
+static const char *
+jpath(json_t *o, const char *a, const char *b)
+{
+	return json_string_value(json_object_get(b ? json_object_get(o, a) :
+	    o, b ? b : a));
+}
+
+/*
+ * Every field of what was tested and how to redo it is in the JSON, and
+ * the script there is the text's, line for line.
+ */
+Test(report, json_says_what_was_tested_and_carries_the_script)
+{
+	struct report_fixture f;
+	json_t *o, *rep, *steps;
+	char *text, *line, *save = NULL, *script;
+	int rows;
+
+	report_fixture_load(&f, "tested.input.json");
+	o = json_roundtrip(&f, &text, &rows);
+	cr_expect_str_eq(jpath(o, "kconfig", NULL), "x86_64-rhel-9.4");
+	cr_expect_str_eq(jpath(o, "compiler", NULL), "gcc-14");
+	cr_expect_str_eq(jpath(o, "test_machine", NULL), f.in.machine);
+	cr_expect_str_eq(jpath(o, "params", "runtime"), "300s");
+	cr_expect_str_eq(jpath(o, "branch", NULL), "linux-next:master");
+	cr_expect_eq(json_integer_value(json_object_get(json_object_get(o,
+	    "comparison"), "base_runs")), 6);
+	cr_expect_eq(json_integer_value(json_object_get(json_object_get(o,
+	    "comparison"), "head_runs")), 6);
+	rep = json_object_get(o, "reproduce");
+	cr_expect_eq(json_array_size(json_object_get(rep, "build_inputs")), 2);
+	steps = json_object_get(json_object_get(rep, "head"), "steps");
+	cr_expect_eq(json_array_size(steps), 3);
+	cr_expect_str_eq(jpath(json_array_get(steps, 0), "host", NULL), "bld1");
+	cr_expect_str_eq(jpath(rep, "head", "sha"), f.in.culprit.sha);
+	cr_expect_str_eq(jpath(rep, "base", "sha"), f.in.base.sha);
+	cr_assert_not_null(jpath(rep, "script", NULL));
+	script = xstrdup(jpath(rep, "script", NULL));
+	for (line = strtok_r(script, "\n", &save); line != NULL;
+	    line = strtok_r(NULL, "\n", &save))
+		cr_expect_not_null(strstr(text, line), "not in the text: %s",
+		    line);
+	free(script);
+	cr_expect_eq(json_array_size(json_object_get(o, "also_affects")), 0);
+	free(text);
+	json_decref(o);
+	report_fixture_release(&f);
+}
+
+/* The also-affects entries as data, with lkp's words for the change. */
+Test(report, json_sweep_lists_what_else_changed)
+{
+	struct report_fixture f;
+	json_t *o, *a;
+	char *text;
+	int rows;
+
+	report_fixture_load(&f, "sweep_also.input.json");
+	o = json_roundtrip(&f, &text, &rows);
+	a = json_object_get(o, "also_affects");
+	/* The third has no change of its own and no row: left out. */
+	cr_assert_eq(json_array_size(a), 2);
+	cr_expect_str_eq(jpath(json_array_get(a, 1), "benchmark", NULL),
+	    "stress-ng");
+	cr_expect_str_eq(jpath(json_array_get(a, 1), "text", NULL),
+	    "-6.6% regression");
+	cr_expect_str_eq(jpath(json_array_get(a, 1), "params", "fs"), "btrfs");
+	cr_expect_str_eq(jpath(json_array_get(a, 0), "sweep", NULL), "next-vm");
+	/* No change of its own: the table's, parent to culprit. */
+	cr_expect_str_eq(jpath(json_array_get(a, 0), "text", NULL),
+	    "17.3% improvement");
+	cr_expect_str_eq(jpath(json_array_get(a, 0), "measured", NULL),
+	    "culprit");
+	cr_expect_not_null(strstr(text, "| testcase: change | stress-ng: "
+	    "stress-ng.ops_per_sec -6.6% regression"), "%s", text);
+	free(text);
+	json_decref(o);
+	report_fixture_release(&f);
+}
+
+/*
+ * A merge's own subject names no subsystem: the subject takes its first
+ * parent's; a bare metric is named testcase.metric.
+ */
+Test(report, merge_subject_takes_the_first_parents_subsystem)
+{
+	struct report_fixture f;
+	char *s;
+
+	report_fixture_load(&f, "merge.input.json");
+	s = report_subject(&f.in);
+	cr_expect_str_eq(s, "[linux:master] [mm/rmap] 6698721815: "
+	    "vm-scalability.throughput 16.9% improvement");
+	free(s);
+	f.in.n_parents = 1;
+	s = report_subject(&f.in);
+	cr_expect_str_eq(s, "[linux:master] 6698721815: "
+	    "vm-scalability.throughput 16.9% improvement");
+	free(s);
 	report_fixture_release(&f);
 }
 
