@@ -79,6 +79,11 @@ struct config_daemon {
 	char		*operators;		/* GROUP[,GROUP]; NULL: anyone */
 	char		*report_hook;		/* command, report on stdin; NULL: none */
 	uint64_t	 report_hook_timeout_ms; /* the hook is killed after */
+	char		*message_id_domain;	/* NULL: the host's name */
+	char		*report_reported_by;	/* Reported-by: value; NULL: none */
+	char		*report_closes;		/* URL template, {message_id} */
+	char		*report_link;		/* URL template, {message_id} */
+	int		 report_regzbot;	/* 1: "#regzbot introduced" line */
 };
 
 struct config_repo {
@@ -89,6 +94,7 @@ struct config_repo {
 	uint64_t	 fetch_timeout_ms;	/* a fetch is cancelled after */
 	char		*identity;		/* ssh:// private key; NULL: none */
 	char		*known_hosts;		/* ssh:// host keys; NULL: refuse */
+	char		*commit_url;		/* URL template, {sha}; NULL: none */
 };
 
 struct config_host {
