@@ -264,6 +264,8 @@ report_json_ctx(const struct report_summary *ctx)
 		json_object_set_new(o, "verification",
 		    report_verify_json(in));
 	json_object_set_new(o, "touched_functions", report_touched_json(in));
+	json_object_set_new(o, "branch", report_json_str(in->branch));
+	json_object_set_new(o, "repo_url", report_json_str(in->repo_url));
 	if (in->mail != NULL)
 		json_object_set_new(o, "mail", report_mail_json(ctx));
 	return o;

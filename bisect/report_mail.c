@@ -72,8 +72,8 @@ report_mail_json(const struct report_summary *s)
 		return NULL;
 	return json_pack("{s:s?, s:s?, s:o, s:b, s:o, s:o, s:s?}",
 	    "message_id", m->message_id, "in_reply_to", m->in_reply_to,
-	    "trailers", reg ? report_mail_strings(m->trailers, m->n_trailers) :
-	    json_array(), "regzbot", reg && m->regzbot,
+	    "trailers", report_mail_strings(m->trailers, m->n_trailers),
+	    "regzbot", reg && m->regzbot,
 	    "to", report_mail_strings(m->to, m->n_to),
 	    "cc", report_mail_strings(m->cc, m->n_cc),
 	    "commit_url", m->commit_url);
