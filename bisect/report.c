@@ -218,6 +218,7 @@ report_summary_init(struct report_summary *ctx, const struct report_input *in,
 	if (in->base.n_values > 0 || in->head.n_values > 0) {
 		if ((rc = report_table_build(in, &ctx->table, err)) != 0)
 			return rc;
+		report_touched_sort(in, &ctx->table);
 	}
 	if (in->n_good_samples > 0 && in->n_bad_samples > 0) {
 		report_row_compute(&ctx->range, in, in->metric,
@@ -659,6 +660,7 @@ report_write_ctx(FILE *fp, const struct report_summary *ctx)
 	free(subject);
 	report_verify_write_flags(fp, in);
 	report_write_lead(fp, ctx);
+	report_mail_write_tags(fp, ctx);
 	report_write_testcase(fp, in);
 	report_also_write(fp, ctx);
 	report_write_bisection(fp, ctx);
@@ -667,6 +669,7 @@ report_write_ctx(FILE *fp, const struct report_summary *ctx)
 	report_verify_write(fp, in);
 	if (in->kind == REPORT_NOT_REPRODUCED)
 		report_write_distributions(fp, ctx);
+	report_touched_write(fp, ctx);
 	if (ctx->table.n_rows > 0) {
 		fprintf(fp, "Details are as below:\n");
 		fprintf(fp, "-------------------------------------------------"
@@ -676,6 +679,7 @@ report_write_ctx(FILE *fp, const struct report_summary *ctx)
 	}
 	report_write_plots(fp, in);
 	report_write_reproduce(fp, in);
+	report_mail_write_regzbot(fp, ctx);
 	fprintf(fp, "--\nbisectd, bisection %s\n", in->id);
 }
 

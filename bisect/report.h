@@ -171,6 +171,25 @@ struct report_verification {
 	size_t			 n_culprits;	/* 0: only the verdict's */
 };
 
+/*
+ * What a mail of the report carries besides the text: its Message-ID, the
+ * one it replies to, the trailer lines a fix should carry (shown for a
+ * regression), whether to add "#regzbot introduced: SHA" (a regression's
+ * culprit only), and the proposed recipients.
+ */
+struct report_mail {
+	const char		*message_id;	/* "<...>" */
+	const char		*in_reply_to;	/* "<...>" or NULL */
+	const char *const	*trailers;	/* "Reported-by: ..." */
+	size_t			 n_trailers;
+	bool			 regzbot;
+	const char *const	*to;		/* "Name <mail>" */
+	size_t			 n_to;
+	const char *const	*cc;
+	size_t			 n_cc;
+	const char		*commit_url;	/* "...{sha}...", or NULL */
+};
+
 struct report_input {
 	enum report_kind	 kind;
 	const char		*id;		/* bisection id */
@@ -290,6 +309,17 @@ struct report_input {
 	/* Other tests that changed over the sweep's tag pair. */
 	const struct report_also *also;
 	size_t			 n_also;
+
+	/*
+	 * The functions the culprit's diff touches (repo/touched.c): the
+	 * perf-profile rows of these symbols come first in the table,
+	 * marked, and one line says how they changed.
+	 */
+	const char *const	*touched;
+	size_t			 n_touched;
+
+	/* The mail (report_mail.c); NULL and 0 where there is none. */
+	const struct report_mail *mail;
 };
 
 /* Zeroes in and sets the defaults (no culprit position, 0.99 target). */
@@ -364,6 +394,8 @@ struct report_row {
 	bool			 headline;
 	bool			 swept;		/* in the input's sweep_metrics */
 	bool			 pass_fail;	/* failure counts, not levels */
+	bool			 touched;	/* a perf-profile row of a
+						   function the culprit touches */
 	size_t			 base_fails;
 	size_t			 head_fails;
 };
@@ -417,6 +449,30 @@ int	report_summary_init(struct report_summary *s,
 void	report_summary_release(struct report_summary *s);
 /* The subject line of s (caller frees). */
 char	*report_summary_subject(const struct report_summary *s);
+
+/* ---- the culprit's functions (report_touched.c) ---- */
+
+/*
+ * Marks the perf-profile rows whose symbol the culprit touches and moves
+ * them right after the headline row, keeping the order within each part.
+ */
+void	report_touched_sort(const struct report_input *in,
+	    struct report_table *t);
+/* "the culprit touches F: self cycles 0.59 -> 0.21", or nothing. */
+void	report_touched_write(FILE *fp, const struct report_summary *s);
+/* The touched functions as a JSON array (new reference). */
+json_t	*report_touched_json(const struct report_input *in);
+
+/* ---- mail (report_mail.c) ---- */
+
+/* Whether the report is a culprit's regression (tags and regzbot apply). */
+bool	report_mail_regression(const struct report_summary *s);
+/* The trailer lines a fix should carry, as 0-day asks for them. */
+void	report_mail_write_tags(FILE *fp, const struct report_summary *s);
+/* "#regzbot introduced: SHA" for a regression, when enabled. */
+void	report_mail_write_regzbot(FILE *fp, const struct report_summary *s);
+/* The mail as a JSON object (new reference), or NULL without one. */
+json_t	*report_mail_json(const struct report_summary *s);
 
 /* ---- number formatting (report_fmt.c) ---- */
 

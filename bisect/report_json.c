@@ -71,6 +71,8 @@ report_json_row(const struct report_row *r)
 	    "head", report_json_stats(&r->head));
 	if (r->swept)
 		json_object_set_new(o, "swept", json_true());
+	if (r->touched)
+		json_object_set_new(o, "touched", json_true());
 	if (r->pass_fail) {
 		json_object_set_new(o, "base_fails",
 		    json_integer((json_int_t)r->base_fails));
@@ -296,6 +298,11 @@ report_json_ctx(const struct report_summary *ctx)
 	if (in->verification != NULL)
 		json_object_set_new(o, "verification",
 		    report_verify_json(in));
+	json_object_set_new(o, "touched_functions", report_touched_json(in));
+	json_object_set_new(o, "branch", report_json_str(in->branch));
+	json_object_set_new(o, "repo_url", report_json_str(in->repo_url));
+	if (in->mail != NULL)
+		json_object_set_new(o, "mail", report_mail_json(ctx));
 	return o;
 }
 

@@ -478,12 +478,18 @@ report_table_write(FILE *fp, const struct report_input *in,
 	}
 	for (i = shown; i < t->n_rows; i++) {
 		if (!t->rows[i].changed && !t->rows[i].headline &&
-		    !t->rows[i].swept)
+		    !t->rows[i].swept && !t->rows[i].touched)
 			continue;
 		report_row_format(line, sizeof(line), &t->rows[i], ascii);
-		fprintf(fp, "%s\n", line);
+		fprintf(fp, "%s%s\n", line, t->rows[i].touched ?
+		    "  (touched)" : "");
 	}
 	report_table_notes(fp, in, t);
+	for (i = 0; i < t->n_rows && !t->rows[i].touched; i++)
+		;
+	if (i < t->n_rows)
+		fprintf(fp, "(touched): the culprit's diff changes this "
+		    "function; these rows come first.\n");
 	if (t->n_one_sided > 0)
 		fprintf(fp, "%zu metric%s measured on one side only %s not "
 		    "compared.\n", t->n_one_sided,

@@ -119,6 +119,11 @@ config_release(struct config *cfg)
 	free(cfg->daemon.operators);
 	free(cfg->daemon.admin_group);
 	free(cfg->daemon.report_hook);
+	free(cfg->daemon.message_id_domain);
+	free(cfg->daemon.report_reported_by);
+	free(cfg->daemon.report_closes);
+	free(cfg->daemon.report_link);
+	free(cfg->repo.commit_url);
 	free(cfg->repo.path);
 	free(cfg->repo.url);
 	free(cfg->repo.watch_refs);

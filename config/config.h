@@ -82,6 +82,11 @@ struct config_daemon {
 	unsigned	 audit_max_rows;	/* newest kept; 0: no cap */
 	char		*report_hook;		/* command, report on stdin; NULL: none */
 	uint64_t	 report_hook_timeout_ms; /* the hook is killed after */
+	char		*message_id_domain;	/* NULL: the host's name */
+	char		*report_reported_by;	/* Reported-by: value; NULL: none */
+	char		*report_closes;		/* URL template, {message_id} */
+	char		*report_link;		/* URL template, {message_id} */
+	int		 report_regzbot;	/* 1: "#regzbot introduced" line */
 };
 
 struct config_repo {
@@ -92,6 +97,7 @@ struct config_repo {
 	uint64_t	 fetch_timeout_ms;	/* a fetch is cancelled after */
 	char		*identity;		/* ssh:// private key; NULL: none */
 	char		*known_hosts;		/* ssh:// host keys; NULL: refuse */
+	char		*commit_url;		/* URL template, {sha}; NULL: none */
 };
 
 struct config_host {

@@ -15,6 +15,12 @@
 #include "common/log.h"
 
 
+static const struct name_value config_yes_no_words[] = {
+	{ "yes", 1 },
+	{ "no", 0 },
+	{ NULL, 0 },
+};
+
 /*
  * [daemon]: the socket and database are opened once; everything else is
  * read from the configuration in effect where it is used, or re-applied by
@@ -69,6 +75,24 @@ static const struct config_key config_daemon_keys[] = {
 	    duration, 0, "10m", LIVE,
 	    "A report hook still running after this is killed, with every "
 	    "process it started."),
+	KEY(config_daemon, message_id_domain, name, 0, 0, 0, NULL, LIVE,
+	    "Domain of the Message-ID a report's mail gets, "
+	    "<bisectd.ID.CREATED@DOMAIN>, the same for a bisection every "
+	    "time; unset, the host's name."),
+	KEY(config_daemon, report_reported_by, string, 0, 0, 0, NULL, LIVE,
+	    "Who a fix should credit, as \"Name <mail>\": a regression's "
+	    "report asks for a Reported-by: line with it; unset, none."),
+	KEY(config_daemon, report_closes, string, 0, 0, 0, NULL, LIVE,
+	    "URL of the report's mail in an archive, with {message_id} for "
+	    "its Message-ID without the angle brackets (e.g. "
+	    "https://lore.kernel.org/r/{message_id}): a regression's report "
+	    "asks for a Closes: line with it; unset, none."),
+	KEY(config_daemon, report_link, string, 0, 0, 0, NULL, LIVE,
+	    "The same for a Link: line; unset, none."),
+	KEYE(config_daemon, report_regzbot, config_yes_no_words, "yes", LIVE,
+	    "yes adds \"#regzbot introduced: SHA\" to a regression's report "
+	    "(never to an improvement's), so that the Linux kernel's "
+	    "regression tracker follows it; no leaves it out."),
 };
 
 /* The scheduler opens the repository at startup. */
@@ -95,6 +119,10 @@ static const struct config_key config_repo_keys[] = {
 	KEY(config_repo, known_hosts, path, 0, 0, 0, NULL, LIVE,
 	    "OpenSSH known_hosts file with the ssh:// server's key; an "
 	    "unknown or changed key is refused."),
+	KEY(config_repo, commit_url, string, 0, 0, 0, NULL, LIVE,
+	    "Web page of a commit, with {sha} for its full sha (e.g. "
+	    "https://git.kernel.org/torvalds/c/{sha}): the HTML report links "
+	    "every commit it names there; unset, no links."),
 };
 
 /* The host pool copies its hosts at startup: every key waits for a restart. */

@@ -27,6 +27,7 @@
 #include "ctl/next.h"
 #include "ctl/print.h"
 #include "ctl/report_html.h"
+#include "ctl/report_kcidb.h"
 #include "ctl/stream.h"
 #include "ctl/termout.h"
 
@@ -78,6 +79,7 @@ static const struct args_spec status_local[] = {
 };
 static const struct args_spec report_local[] = {
 	{ .name = "--html", .field = "html", .kind = ARGS_STRING, .local = 1 },
+	{ .name = "--kcidb", .field = "kcidb", .kind = ARGS_TRUE, .local = 1 },
 	{ .name = NULL }
 };
 static const struct args_spec raw_local[] = {
@@ -370,14 +372,15 @@ static int
 session_report(const struct ctlcmd *cmd, struct ctlopts *o, json_t *req)
 {
 	const char *path = json_string_value(json_object_get(o->local, "html"));
+	int kcidb = json_is_true(json_object_get(o->local, "kcidb"));
 	struct client c;
 	struct bd_error err;
-	json_t *reply;
+	json_t *reply, *k;
 	char *line, *page = NULL;
 	int rc;
 	FILE *fp;
 
-	if (path == NULL || o->raw || (o->pflags & PRINT_JSON))
+	if ((path == NULL && !kcidb) || o->raw || (o->pflags & PRINT_JSON))
 		return session_once(cmd, o, req);
 	client_init(&c);
 	bd_error_clear(&err);
@@ -386,7 +389,18 @@ session_report(const struct ctlcmd *cmd, struct ctlopts *o, json_t *req)
 		fprintf(stderr, "bisectctl: %s\n", err.msg);
 	else if (rc != CLIENT_OK)
 		print_error(stderr, reply);
-	else if (report_html_render(json_object_get(reply, "report"),
+	else if (kcidb) {
+		/* KCIDB I/O, indented, for a KCIDB submitter to read. */
+		if ((k = report_kcidb(json_object_get(reply, "report"),
+		    &err)) == NULL) {
+			fprintf(stderr, "bisectctl: %s\n", err.msg);
+			rc = CLIENT_ERROR_REPLY;
+		} else {
+			json_dumpf(k, stdout, JSON_INDENT(2));
+			fputc('\n', stdout);
+			json_decref(k);
+		}
+	} else if (report_html_render(json_object_get(reply, "report"),
 	    json_string_value(json_object_get(reply, "text")), &page,
 	    &err) < 0) {
 		fprintf(stderr, "bisectctl: %s\n", err.msg);

@@ -17,7 +17,7 @@
 #define HTML_PLOT_H	300
 #define HTML_LEFT	72
 #define HTML_RIGHT	16
-#define HTML_TOP	16
+#define HTML_TOP	34
 #define HTML_BOTTOM	44
 
 /* The data range of one plot and the pixel box it is drawn into. */
@@ -41,6 +41,9 @@ static const char html_style[] =
     ".label{font-size:12px;fill:#222}"
     ".s-good{fill:#2c7bb6}.s-bad{fill:#d7191c}.s-unclassified{fill:#999}"
     ".culprit{stroke:#d7191c;stroke-dasharray:4 3;stroke-width:1.5}"
+    ".culprit-label{font-size:12px;fill:#d7191c}"
+    ".legend{font-size:11px;fill:#222}"
+    "tr.touched td{background:#e8f1fb}dd.warn{color:#a40000}"
     ".median{stroke:#222;stroke-width:2}";
 
 /*
@@ -200,6 +203,41 @@ html_point(FILE *fp, double x, double y, const char *cls, const char *tip)
 	fputs("</title></circle>", fp);
 }
 
+/*
+ * What the colours and the lines mean, in one row above the plot's box
+ * where no sample can be: the engine's verdict on each sample's commit.
+ */
+static void
+html_legend(FILE *fp, int culprit, int endpoints)
+{
+	static const struct {
+		const char *cls, *text, *ends;
+	} items[] = {
+		{ "good", "good side (before the culprit)", "good endpoint" },
+		{ "bad", "bad side (culprit and after)", "bad endpoint" },
+		{ "unclassified", "not classified", NULL },
+	};
+	const char *t;
+	int x = HTML_LEFT + 4, y = 20;
+	size_t i, n = endpoints ? 2 : 3;
+
+	for (i = 0; i < n; i++) {
+		t = endpoints ? items[i].ends : items[i].text;
+		/* A round rect: every circle of a plot is a sample. */
+		fprintf(fp, "<rect class=\"s-%s\" x=\"%d\" y=\"%d\" "
+		    "width=\"7\" height=\"7\" rx=\"3.5\"/><text class=\"legend\" "
+		    "x=\"%d\" y=\"%d\">%s</text>", items[i].cls, x, y - 7,
+		    x + 11, y, t);
+		x += 11 + 6 * (int)strlen(t) + 18;
+	}
+	if (culprit || endpoints)
+		fprintf(fp, "<line class=\"%s\" x1=\"%d\" x2=\"%d\" "
+		    "y1=\"%d\" y2=\"%d\"/><text class=\"legend\" x=\"%d\" "
+		    "y=\"%d\">%s</text>", endpoints ? "median" : "culprit", x,
+		    x + 12, y - 4, y - 4, x + 16, y, endpoints ? "median" :
+		    "culprit");
+}
+
 /* The y range over the bisection samples and both endpoints together. */
 static void
 html_value_range(const json_t *samples, const json_t *good,
@@ -257,11 +295,18 @@ html_plot_samples(FILE *fp, const json_t *rep, const json_t *samples,
 	    "Samples in the order taken");
 	html_axes(fp, &f, by_position ? "commit position" : "sample",
 	    html_str(rep, "metric"), 1);
-	if (by_position && cpos >= 0)
+	if (by_position && cpos >= 0) {
 		fprintf(fp, "<line class=\"culprit\" x1=\"%.1f\" x2=\"%.1f\" "
 		    "y1=\"%d\" y2=\"%d\"><title>culprit</title></line>",
 		    html_px(&f, (double)cpos), html_px(&f, (double)cpos),
 		    HTML_TOP, HTML_PLOT_H - HTML_BOTTOM);
+		/* The label sits on the side of the line with more room. */
+		fprintf(fp, "<text class=\"culprit-label\" x=\"%.1f\" "
+		    "y=\"%d\" text-anchor=\"%s\">culprit %.10s</text>",
+		    html_px(&f, (double)cpos) + (cpos * 2 > npos ? -4 : 4),
+		    HTML_TOP + 14, cpos * 2 > npos ? "end" : "start",
+		    html_str(json_object_get(rep, "culprit"), "sha"));
+	}
 	json_array_foreach(samples, i, v) {
 		x = html_num(json_object_get(v, "value"));
 		if (!isfinite(x))
@@ -273,6 +318,7 @@ html_plot_samples(FILE *fp, const json_t *rep, const json_t *samples,
 		    (double)(i + 1)), html_py(&f, x), html_str(v, "class"),
 		    tip);
 	}
+	html_legend(fp, by_position && cpos >= 0, 0);
 	fputs("</svg>\n", fp);
 }
 
@@ -332,27 +378,82 @@ html_plot_endpoints(FILE *fp, const json_t *rep, const json_t *good,
 	html_axes(fp, &f, "", html_str(rep, "metric"), 0);
 	html_column(fp, &f, good, 0.5, "good", "good");
 	html_column(fp, &f, bad, 1.5, "bad", "bad");
+	html_legend(fp, 0, 1);
 	fputs("</svg>\n", fp);
+}
+
+/*
+ * A commit's sha, shortened to len, as a link to its page where [repo]
+ * has a commit_url template ({sha} the full sha), else as code.
+ */
+static void
+html_commit(FILE *fp, const json_t *rep, const char *sha, int len)
+{
+	const char *tmpl = json_string_value(json_object_get(json_object_get(
+	    rep, "mail"), "commit_url")), *at;
+	char shortsha[48];
+
+	snprintf(shortsha, sizeof(shortsha), "%.*s", len, sha ? sha : "");
+	if (tmpl == NULL || sha == NULL || *sha == '\0') {
+		fputs("<code>", fp);
+		html_esc(fp, shortsha);
+		fputs("</code>", fp);
+		return;
+	}
+	fputs("<a href=\"", fp);
+	for (; (at = strstr(tmpl, "{sha}")) != NULL; tmpl = at + 5) {
+		char *part = xstrndup(tmpl, (size_t)(at - tmpl));
+
+		html_esc(fp, part);
+		html_esc(fp, sha);
+		free(part);
+	}
+	html_esc(fp, tmpl);
+	fputs("\"><code>", fp);
+	html_esc(fp, shortsha);
+	fputs("</code></a>", fp);
+}
+
+/* A column header: the side's sha and how many runs are behind it. */
+static void
+html_side_header(FILE *fp, const json_t *rep, const char *sha,
+    const json_t *stats)
+{
+	fputs("<th>", fp);
+	html_commit(fp, rep, sha, 10);
+	if (json_is_integer(json_object_get(stats, "n")))
+		fprintf(fp, "<br>mean, n=%lld", (long long)json_integer_value(
+		    json_object_get(stats, "n")));
+	else
+		fputs("<br>mean", fp);
+	fputs("</th>", fp);
 }
 
 /* The comparison table's rows with the figures the text prints. */
 static void
-html_table(FILE *fp, const json_t *cmp)
+html_table(FILE *fp, const json_t *rep, const json_t *cmp)
 {
 	const json_t *rows = json_object_get(cmp, "rows"), *r;
+	const json_t *first = json_array_get(rows, 0);
 	size_t i;
 
 	if (json_array_size(rows) == 0)
 		return;
-	fputs("<h2>Comparison</h2>\n<table><tr><th>base mean</th>"
-	    "<th>%stddev</th><th>%change</th><th>head mean</th>"
-	    "<th>%stddev</th><th class=\"m\">metric</th></tr>\n", fp);
+	fputs("<h2>Comparison</h2>\n<table><tr>", fp);
+	html_side_header(fp, rep, html_str(cmp, "base"),
+	    json_object_get(first, "base"));
+	fputs("<th>%stddev</th><th>%change</th>", fp);
+	html_side_header(fp, rep, html_str(cmp, "head"),
+	    json_object_get(first, "head"));
+	fputs("<th>%stddev</th><th class=\"m\">metric</th></tr>\n", fp);
 	json_array_foreach(rows, i, r) {
 		const json_t *b = json_object_get(r, "base");
 		const json_t *h = json_object_get(r, "head");
 
 		fprintf(fp, "<tr%s><td>%.6g</td><td>%.1f</td><td>%+.1f</td>"
 		    "<td>%.6g</td><td>%.1f</td><td class=\"m\">",
+		    json_is_true(json_object_get(r, "touched")) ?
+		    " class=\"touched\"" :
 		    json_is_true(json_object_get(r, "changed")) ?
 		    " class=\"changed\"" : "",
 		    html_num(json_object_get(b, "mean")),
@@ -361,9 +462,60 @@ html_table(FILE *fp, const json_t *cmp)
 		    html_num(json_object_get(h, "mean")),
 		    html_num(json_object_get(h, "stddev_percent")));
 		html_esc(fp, html_str(r, "metric"));
+		if (json_is_true(json_object_get(r, "touched")))
+			fputs(" (touched by the culprit)", fp);
 		fputs("</td></tr>\n", fp);
 	}
 	fputs("</table>\n", fp);
+}
+
+static void
+html_parents(FILE *fp, const json_t *rep)
+{
+	const json_t *p;
+	size_t i;
+
+	json_array_foreach(json_object_get(rep, "parents"), i, p) {
+		fputs("<dt>parent</dt><dd>", fp);
+		html_commit(fp, rep, html_str(p, "sha"), 40);
+		fputs(" ", fp);
+		html_esc(fp, html_str(p, "subject"));
+		fputs("</dd>", fp);
+	}
+}
+
+/* What the revert showed, and every sign that the verdict may be wrong. */
+static void
+html_verification(FILE *fp, const json_t *rep)
+{
+	const json_t *v = json_object_get(rep, "verification"), *s;
+	const char *revert = html_str(v, "revert");
+	size_t i;
+
+	if (v == NULL)
+		return;
+	fputs("<dt>verification</dt><dd>", fp);
+	if (strcmp(revert, "restores") == 0)
+		fprintf(fp, "the revert on top of bad restores %.0f%% of the "
+		    "change", 100 * html_num(json_object_get(v, "restored")));
+	else if (strcmp(revert, "does-not-restore") == 0)
+		fputs("the revert on top of bad does not restore the parent's "
+		    "level", fp);
+	else if (strcmp(revert, "conflicts") == 0)
+		fputs("the revert does not apply on top of bad", fp);
+	else if (strcmp(revert, "does-not-build") == 0)
+		fputs("the revert did not build or run", fp);
+	else
+		fputs("no revert was tried", fp);
+	fputs("</dd>", fp);
+	if (json_is_true(json_object_get(v, "noop")))
+		fputs("<dt>suspicious</dt><dd class=\"warn\">the culprit's build "
+		    "is byte-identical to its parent's</dd>", fp);
+	json_array_foreach(json_object_get(v, "suspicious"), i, s) {
+		fputs("<dt>suspicious</dt><dd class=\"warn\">", fp);
+		html_esc(fp, json_string_value(s));
+		fputs("</dd>", fp);
+	}
 }
 
 /* The first lines a reader looks for: what changed, where, how sure. */
@@ -385,12 +537,14 @@ html_summary(FILE *fp, const json_t *rep)
 	html_esc(fp, html_str(head, "text"));
 	fputs("</dd>", fp);
 	if (culprit != NULL) {
-		fputs("<dt>culprit</dt><dd><code>", fp);
-		html_esc(fp, html_str(culprit, "sha"));
-		fputs("</code> ", fp);
+		fputs("<dt>culprit</dt><dd>", fp);
+		html_commit(fp, rep, html_str(culprit, "sha"), 40);
+		fputs(" ", fp);
 		html_esc(fp, html_str(culprit, "subject"));
 		fputs("</dd>", fp);
+		html_parents(fp, rep);
 	}
+	html_verification(fp, rep);
 	if ((sweep = json_object_get(rep, "sweep")) != NULL) {
 		fputs("<dt>sweep</dt><dd>", fp);
 		html_esc(fp, html_str(sweep, "name"));
@@ -409,6 +563,68 @@ html_summary(FILE *fp, const json_t *rep)
 		    (long long)json_integer_value(json_object_get(sweep,
 		    "reused_samples")));
 	fputs("</dd></dl>\n", fp);
+}
+
+/* Whether line (len bytes) is an ASCII plot's top or bottom frame line. */
+static int
+html_plot_frame(const char *line, size_t len)
+{
+	const char *plus = memmem(line, len, "+----------", 11);
+
+	return plus != NULL && line[len - 1] == '+';
+}
+
+/*
+ * The text report without its ASCII plots, which the page draws above:
+ * each plot (its title, frame, x range and legend line) becomes one line
+ * saying so.
+ */
+static void
+html_text(FILE *fp, const char *text)
+{
+	const char *p = text, *nl, *prev = NULL, *title;
+	size_t len;
+	char *line;
+
+	while (*p != '\0') {
+		nl = strchr(p, '\n');
+		len = nl ? (size_t)(nl - p) : strlen(p);
+		if (prev != NULL && html_plot_frame(p, len)) {
+			/* The title was written; take it back as a note. */
+			title = prev + strspn(prev, " ");
+			fputs("        (plot: ", fp);
+			line = xstrndup(title, strcspn(title, "\n"));
+			html_esc(fp, line);
+			free(line);
+			fputs(", drawn above)\n", fp);
+			/* Skip to the legend line, "[*] ...", or a blank. */
+			while (*p != '\0' && *p != '[' && *p != '\n') {
+				nl = strchr(p, '\n');
+				p = nl ? nl + 1 : p + strlen(p);
+			}
+			if (*p == '[') {
+				nl = strchr(p, '\n');
+				p = nl ? nl + 1 : p + strlen(p);
+			}
+			prev = NULL;
+			continue;
+		}
+		if (prev != NULL) {
+			line = xstrndup(prev, strcspn(prev, "\n"));
+			html_esc(fp, line);
+			fputc('\n', fp);
+			free(line);
+		}
+		prev = p;
+		p = nl ? nl + 1 : p + len;
+	}
+	if (prev != NULL) {
+		line = xstrndup(prev, strcspn(prev, "\n"));
+		html_esc(fp, line);
+		if (prev[strcspn(prev, "\n")] == '\n')
+			fputc('\n', fp);
+		free(line);
+	}
 }
 
 /* Writes the whole page; every section reads only the JSON form. */
@@ -448,10 +664,10 @@ report_html_render(const json_t *rep, const char *text, char **out,
 	}
 	if (json_array_size(good) + json_array_size(bad) > 0)
 		html_plot_endpoints(fp, rep, good, bad, lo, hi);
-	html_table(fp, json_object_get(rep, "comparison"));
+	html_table(fp, rep, json_object_get(rep, "comparison"));
 	if (text != NULL) {
 		fputs("<h2>Report</h2>\n<pre>", fp);
-		html_esc(fp, text);
+		html_text(fp, text);
 		fputs("</pre>\n", fp);
 	}
 	fputs("</body></html>\n", fp);

@@ -7,11 +7,13 @@
 #include "common/xmalloc.h"
 #include "sched/bisection.h"
 #include "daemon/hook.h"
+#include "daemon/mail.h"
 #include "common/log.h"
 #include "daemon/reporter.h"
 #include "daemon/reporter_tested.h"
 #include "sched/verify.h"
 #include "repo/mirror.h"
+#include "repo/touched.h"
 #include "store/store.h"
 
 /* Everything the input points to, so one release frees it. */
@@ -41,6 +43,7 @@ struct reporter_data {
 	size_t			 nhosts;
 	size_t			 base_runs, head_runs;
 	struct reporter_tested	 tested;
+	struct mail		 mail;
 };
 
 /*
@@ -293,6 +296,7 @@ rd_release(struct reporter_data *rd)
 	free(rd->hosts);
 	reporter_tested_release(&rd->tested);
 	json_decref(rd->origin);
+	mail_release(&rd->mail);
 }
 
 /*
@@ -422,6 +426,39 @@ rd_origin(struct reporter_data *rd, const struct config *cfg)
 	in->reused_samples = rd->reused;
 }
 
+/*
+ * The culprit's touched functions and the mail: its Message-ID, the
+ * parent's for a sub-range's report, trailers and recipients.
+ */
+static void
+rd_mail(struct reporter_data *rd, struct store *st, const struct config *cfg)
+{
+	const struct repo_touched *t = verify_touched(rd->b);
+	struct store_bisection parent;
+	struct mail_facts f;
+	struct bd_error err;
+
+	if (t != NULL && rd->in.kind == REPORT_CULPRIT) {
+		rd->in.touched = (const char *const *)t->functions;
+		rd->in.n_touched = t->n_functions;
+	}
+	memset(&f, 0, sizeof(f));
+	f.id = rd->b->id;
+	f.created_ms = rd->b->rec.created_ms;
+	f.parent_id = rd->b->parent_id;
+	store_bisection_init(&parent);
+	if (f.parent_id != 0 && store_bisection_get(st, f.parent_id, &parent,
+	    &err) == 0)
+		f.parent_created_ms = parent.created_ms;
+	store_bisection_release(&parent);
+	f.author = rd->in.culprit.author;
+	f.committer = rd->in.culprit.committer;
+	f.maint = rd->in.kind == REPORT_CULPRIT ? verify_maint(rd->b) : NULL;
+	mail_init(&rd->mail);
+	mail_build(&rd->mail, cfg, &f);
+	rd->in.mail = &rd->mail.rep;
+}
+
 /* Collects every field the report module needs for one bisection. */
 static void
 reporter_gather(struct store *st, const struct config *cfg,
@@ -472,6 +509,7 @@ reporter_gather(struct store *st, const struct config *cfg,
 	/* The verification's runs count in the cost and are shown apart. */
 	in->total_samples = rd->nsamples + verify_runs(b);
 	in->verification = verify_report(b);
+	rd_mail(rd, st, cfg);
 	rd_origin(rd, cfg);
 	in->machine_seconds = rd->machine_s;
 	if (b->engine_ready) {
@@ -520,7 +558,7 @@ reporter_gather(struct store *st, const struct config *cfg,
 
 static void
 reporter_hook(uv_loop_t *loop, const struct config_daemon *dc,
-    struct bisection *b, const char *text, const struct report_input *in);
+    struct bisection *b, const char *text, const struct reporter_data *rd);
 
 void
 reporter_run(struct store *st, const struct config *cfg,
@@ -548,7 +586,7 @@ reporter_run(struct store *st, const struct config *cfg,
 	}
 	/* A sub-range's culprit reaches the hook in its parent's report. */
 	if (cfg->daemon.report_hook != NULL && b->parent_id == 0)
-		reporter_hook(loop, &cfg->daemon, b, text, &rd.in);
+		reporter_hook(loop, &cfg->daemon, b, text, &rd);
 out:
 	free(text);
 	free(jtext);
@@ -560,10 +598,11 @@ out:
 /* The hook learns whom to mail from the environment, never from argv. */
 static void
 reporter_hook(uv_loop_t *loop, const struct config_daemon *dc,
-    struct bisection *b, const char *text, const struct report_input *in)
+    struct bisection *b, const char *text, const struct reporter_data *rd)
 {
+	const struct report_input *in = &rd->in;
 	char *subject = report_subject(in);
-	char *env[8];
+	char *env[8 + MAIL_ENV_MAX];
 	size_t n = 0, i;
 
 	xasprintf(&env[n++], "BISECTD_BISECTION=%" PRId64, b->id);
@@ -576,6 +615,7 @@ reporter_hook(uv_loop_t *loop, const struct config_daemon *dc,
 	xasprintf(&env[n++], "BISECTD_CULPRIT_COMMITTER=%s",
 	    in->culprit.committer ? in->culprit.committer : "");
 	xasprintf(&env[n++], "BISECTD_SUBJECT=%s", subject ? subject : "");
+	mail_env(&rd->mail, env, &n);
 	env[n] = NULL;
 	if (hook_run(loop, dc->report_hook, env, text,
 	    dc->report_hook_timeout_ms) < 0)

@@ -19,6 +19,22 @@
 #include "remote/cache.h"
 #include "repo/revert.h"
 
+/*
+ * The report's evidence from the same diff: the functions it touches and
+ * whom MAINTAINERS names for its paths.  Neither is needed for the
+ * verdict, so a failure only leaves them out.
+ */
+static void
+verify_evidence(git_repository *repo, struct verify *v)
+{
+	struct bd_error err;
+
+	if (repo_touched_get(repo, &v->culprit, &v->touched, &err) < 0)
+		return;
+	repo_maint_get(repo, &v->culprit, (const char *const *)
+	    v->touched.paths, v->touched.n_paths, &v->maint, &err);
+}
+
 /* Thread-pool side: the diff and the revert walk the object database. */
 static void
 verify_work(uv_work_t *w)
@@ -36,6 +52,7 @@ verify_work(uv_work_t *w)
 	if ((rc = repo_suspect(repo, &v->culprit, v->arch, &v->suspect,
 	    &v->work_err)) < 0)
 		goto out;
+	verify_evidence(repo, v);
 	if (git_commit_lookup(&c, repo, &v->culprit) == 0 &&
 	    git_commit_parentcount(c) > 0)
 		git_oid_tostr(v->parent_sha, sizeof(v->parent_sha),
@@ -411,6 +428,20 @@ verify_adjust(const struct bisection *b, struct store_verdict_info *v)
 	v->culprit = NULL;
 }
 
+const struct repo_touched *
+verify_touched(const struct bisection *b)
+{
+	return b->verify != NULL && b->verify->phase == VERIFY_DONE ?
+	    &b->verify->touched : NULL;
+}
+
+const struct repo_maint *
+verify_maint(const struct bisection *b)
+{
+	return b->verify != NULL && b->verify->phase == VERIFY_DONE ?
+	    &b->verify->maint : NULL;
+}
+
 const struct report_verification *
 verify_report(const struct bisection *b)
 {
@@ -470,6 +501,8 @@ verify_free(struct verify *v)
 	if (v == NULL)
 		return;
 	repo_revert_release(&v->rv);
+	repo_touched_release(&v->touched);
+	repo_maint_release(&v->maint);
 	free(v->rsamples);
 	free(v->repo_path);
 	free(v->arch);

@@ -43,6 +43,14 @@ void	verify_run_ended(struct bisection *b);
 void	verify_adjust(const struct bisection *b, struct store_verdict_info *v);
 /* The report's section, or NULL when nothing was checked; b owns it. */
 const struct report_verification *verify_report(const struct bisection *b);
+/*
+ * The functions the culprit's diff touches and the recipients MAINTAINERS
+ * proposes for its paths, or NULL when nothing was checked; b owns them.
+ */
+struct repo_touched;
+struct repo_maint;
+const struct repo_touched *verify_touched(const struct bisection *b);
+const struct repo_maint *verify_maint(const struct bisection *b);
 /* Runs spent on verification, for the report's cost. */
 size_t	verify_runs(const struct bisection *b);
 /* The status command's "verification" object (new reference), or NULL. */

@@ -9,7 +9,9 @@
 #include <uv.h>
 
 #include "bisect/report.h"
+#include "repo/maintainers.h"
 #include "repo/revert.h"
+#include "repo/touched.h"
 
 struct bisection;
 struct sched;
@@ -57,6 +59,8 @@ struct verify {
 	unsigned		 suspect;
 	struct repo_revert	 rv;
 	char			 parent_sha[GIT_OID_HEXSZ + 1];
+	struct repo_touched	 touched;	/* the functions the diff changes */
+	struct repo_maint	 maint;		/* MAINTAINERS' proposals */
 	/* Sampling. */
 	char			 revert_sha[GIT_OID_HEXSZ + 1];
 	unsigned		 want;

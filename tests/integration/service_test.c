@@ -46,7 +46,7 @@ svc_count(const char *hay, const char *needle)
 static void
 svc_assert_html_report(int64_t id, const json_t *report)
 {
-	char idtext[32], *html_path, *png_path, *out, *page;
+	char idtext[32], *html_path, *png_path, *out, *page, *want_link;
 	const json_t *ends = json_object_get(report, "endpoints");
 	size_t want;
 	struct tst_png png;
@@ -68,6 +68,14 @@ svc_assert_html_report(int64_t id, const json_t *report)
 	cr_expect_not_null(strstr(page, "<svg id=\"plot-position\""));
 	cr_expect_not_null(strstr(page, "<svg id=\"plot-endpoints\""));
 	cr_expect_not_null(strstr(page, svc.culprit));
+	xasprintf(&want_link, "<a href=\"https://git.example.org/c/%s\">",
+	    svc.culprit);
+	cr_expect_not_null(strstr(page, want_link), "commits are linked");
+	free(want_link);
+	cr_expect_not_null(strstr(page, ">good side (before the culprit)<"));
+	cr_expect_not_null(strstr(page, "class=\"culprit-label\""));
+	cr_expect_not_null(strstr(page, "<br>mean, n="));
+	cr_expect_null(strstr(page, "+----------"), "ASCII plots left");
 	cr_expect_null(strstr(page, "<script"), "the page runs no script");
 	cr_expect_null(strstr(page, "src=\"http"), "the page loads nothing");
 	/* Bisection samples in both sample plots, endpoints in their own. */
@@ -97,6 +105,43 @@ svc_assert_html_report(int64_t id, const json_t *report)
 	}
 	free(html_path);
 	free(png_path);
+}
+
+/*
+ * The hook's mail facts from the real daemon: a Message-ID of the
+ * configured domain, the culprit's author as To, the trailers, and the
+ * regression's tags and regzbot line in the report it reads.
+ */
+static void
+svc_assert_mail(int64_t id)
+{
+	char *env = svc_hook_env(), *path, *text, *want;
+
+	cr_assert_not_null(env);
+	xasprintf(&want, "\nBISECTD_MESSAGE_ID=<bisectd.%lld.",
+	    (long long)id);
+	cr_expect_not_null(strstr(env, want), "%s", env);
+	free(want);
+	cr_expect_not_null(strstr(env, "@svc.example.org>\n"), "%s", env);
+	cr_expect_not_null(strstr(env, "\nBISECTD_IN_REPLY_TO=\n"));
+	cr_expect_not_null(strstr(env, "\nBISECTD_TO=Fixture Author "
+	    "<author@example.org>"), "%s", env);
+	cr_expect_not_null(strstr(env, "\nBISECTD_REPORTED_BY=bisectd "
+	    "<svc@example.org>\n"));
+	cr_expect_not_null(strstr(env, "\nBISECTD_CLOSES=https://"
+	    "lore.example.org/r/bisectd."));
+	free(env);
+	xasprintf(&path, "%s/hook.txt", svc.dir);
+	text = tst_read_file(path);
+	free(path);
+	cr_assert_not_null(text);
+	cr_expect_not_null(strstr(text, "| Reported-by: bisectd "
+	    "<svc@example.org>\n| Closes: https://lore.example.org/r/"
+	    "bisectd."), "%s", text);
+	xasprintf(&want, "\n#regzbot introduced: %.12s\n", svc.culprit);
+	cr_expect_not_null(strstr(text, want), "%s", text);
+	free(want);
+	free(text);
 }
 
 Test(service, finds_planted_culprit_and_reports_it)
@@ -136,6 +181,7 @@ Test(service, finds_planted_culprit_and_reports_it)
 	svc_assert_html_report(id, json_object_get(r, "report"));
 	json_decref(r);
 	svc_assert_hook_ran();
+	svc_assert_mail(id);
 }
 
 /*

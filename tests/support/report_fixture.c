@@ -5,6 +5,7 @@
 #include <criterion/criterion.h>
 #include <math.h>
 #include <stdlib.h>
+#include <stdio.h>
 #include <string.h>
 
 #include <jansson.h>
@@ -12,6 +13,7 @@
 #include "bisect/report.h"
 #include "common/xmalloc.h"
 #include "tests/support/report_fixture.h"
+#include "tests/support/tst.h"
 
 /* Fixtures live in the source tree, wherever the tests run from. */
 char *
@@ -236,6 +238,33 @@ fixture_tested(struct report_fixture *f)
 	in->also = f->also;
 }
 
+/* The culprit's touched functions and the mail, where the file has them. */
+static void
+fixture_mail(struct report_fixture *f)
+{
+	struct report_input *in = &f->in;
+	struct report_mail *m = &f->mail;
+	json_t *o = json_object_get(f->root, "mail");
+
+	f->touched = fixture_strings(json_object_get(f->root, "touched"),
+	    &in->n_touched);
+	in->touched = f->touched;
+	if (o == NULL)
+		return;
+	m->message_id = jstr(o, "message_id");
+	m->in_reply_to = jstr(o, "in_reply_to");
+	m->regzbot = json_is_true(json_object_get(o, "regzbot"));
+	m->commit_url = jstr(o, "commit_url");
+	f->mail_lists[0] = fixture_strings(json_object_get(o, "trailers"),
+	    &m->n_trailers);
+	f->mail_lists[1] = fixture_strings(json_object_get(o, "to"), &m->n_to);
+	f->mail_lists[2] = fixture_strings(json_object_get(o, "cc"), &m->n_cc);
+	m->trailers = f->mail_lists[0];
+	m->to = f->mail_lists[1];
+	m->cc = f->mail_lists[2];
+	in->mail = m;
+}
+
 /* Every field of struct report_input has a JSON twin, checked as read. */
 void
 report_fixture_load(struct report_fixture *f, const char *name)
@@ -305,6 +334,7 @@ report_fixture_load(struct report_fixture *f, const char *name)
 		    &f->values[1]);
 	fixture_lists(f);
 	fixture_tested(f);
+	fixture_mail(f);
 }
 
 /* The arrays were allocated here, the strings belong to the JSON. */
@@ -329,5 +359,72 @@ report_fixture_release(struct report_fixture *f)
 	free(f->also_params);
 	free(f->also);
 	free(f->sweep_metrics);
+	free(f->touched);
+	free(f->mail_lists[0]);
+	free(f->mail_lists[1]);
+	free(f->mail_lists[2]);
 	json_decref(f->root);
+}
+
+
+/*
+ * The first differing line, like the top of a diff, into msg ("" when the
+ * texts are equal), so that the caller can free everything before failing.
+ */
+static void
+first_difference(char *msg, size_t len, const char *name, const char *want,
+    const char *got)
+{
+	const char *w = want, *g = got;
+	int line = 1;
+
+	msg[0] = '\0';
+	while (*w != '\0' && *w == *g) {
+		if (*w == '\n')
+			line++;
+		w++;
+		g++;
+	}
+	if (*w == '\0' && *g == '\0')
+		return;
+	while (w > want && w[-1] != '\n')
+		w--, g--;
+	snprintf(msg, len, "%s differs at line %d (REPORT_UPDATE_GOLDEN=1 "
+	    "rewrites it):\n- %.*s\n+ %.*s", name, line, (int)strcspn(w, "\n"),
+	    w, (int)strcspn(g, "\n"), g);
+}
+
+/* Renders input and compares the text with the golden file. */
+void
+report_fixture_golden(const char *input, const char *golden)
+{
+	static char msg[4096];
+	struct report_fixture f;
+	struct bd_error err;
+	char *text = NULL, *path, *want;
+	const char *update = getenv("REPORT_UPDATE_GOLDEN");
+	int rc;
+
+	report_fixture_load(&f, input);
+	rc = report_render_text(&f.in, &text, &err);
+	report_fixture_release(&f);
+	cr_assert_eq(rc, 0, "%s: %s", input, err.msg);
+	path = report_fixture_path(golden);
+	if (update != NULL && strcmp(update, "1") == 0) {
+		FILE *fp = fopen(path, "w");
+
+		if (fp != NULL) {
+			fputs(text, fp);
+			fclose(fp);
+			fprintf(stderr, "report: rewrote %s\n", path);
+		}
+	}
+	want = tst_read_file(path);
+	free(path);
+	if (want != NULL)
+		first_difference(msg, sizeof(msg), golden, want, text);
+	free(want);
+	free(text);
+	cr_assert_not_null(want, "missing golden file %s", golden);
+	cr_assert_str_empty(msg, "%s", msg);
 }

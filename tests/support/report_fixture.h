@@ -29,6 +29,9 @@ struct report_fixture {
 	struct report_also	*also;
 	struct report_param	**also_params;
 	const char		**sweep_metrics;
+	const char		**touched;
+	const char		**mail_lists[3];	/* trailers, to, cc */
+	struct report_mail	 mail;
 };
 
 /* Path of fixture file name under $BISECTD_SRCDIR (caller frees). */
@@ -36,5 +39,10 @@ char	*report_fixture_path(const char *name);
 /* Reads fixture file name into f. */
 void	 report_fixture_load(struct report_fixture *f, const char *name);
 void	 report_fixture_release(struct report_fixture *f);
+/*
+ * Renders fixture input as text and fails the test unless it equals the
+ * golden file (REPORT_UPDATE_GOLDEN=1 rewrites the file instead).
+ */
+void	 report_fixture_golden(const char *input, const char *golden);
 
 #endif

@@ -94,7 +94,8 @@ svc_sections_for(const char *repo, const char *extra_bench,
 	char *text, *t;
 	int i;
 
-	xasprintf(&text, "[repo]\npath = %s\n\n"
+	xasprintf(&text, "[repo]\npath = %s\n"
+	    "commit_url = https://git.example.org/c/{sha}\n\n"
 	    "[benchmark spin]\n"
 	    "build = mkdir -p {workdir}/src-{short} && git -C %s archive "
 	    "{commit} | tar -x -C {workdir}/src-{short} && cc -O2 -o "
@@ -181,7 +182,10 @@ svc_start(const char *tag, int nhosts, const char *extra_bench,
 	}
 	/* The hook keeps what it was given, for the report test to read. */
 	xasprintf(&extra, "report_hook = cd %s && cat > hook.txt && env > "
-	    "hook.env%s\n%s%s%s", svc.dir, svc_hook_tail,
+	    "hook.env%s\nmessage_id_domain = svc.example.org\n"
+	    "report_reported_by = bisectd <svc@example.org>\n"
+	    "report_closes = https://lore.example.org/r/{message_id}\n"
+	    "%s%s%s", svc.dir, svc_hook_tail,
 	    svc_hook_timeout ? "report_hook_timeout = " : "",
 	    svc_hook_timeout ? svc_hook_timeout : "",
 	    svc_hook_timeout ? "\n" : "");

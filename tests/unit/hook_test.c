@@ -17,7 +17,10 @@
 #include <uv.h>
 
 #include "common/xmalloc.h"
+#include "config/config.h"
 #include "daemon/hook.h"
+#include "daemon/mail.h"
+#include "repo/maintainers.h"
 #include "tests/support/tst.h"
 
 /* A commit subject that tries to add a header and to drive a terminal. */
@@ -256,4 +259,77 @@ Test(hook, a_shutdown_leaves_a_running_hook_alone)
 	kill(-pid, SIGKILL);
 	cr_assert_eq(uv_loop_close(&loop), 0, "a hook handle is still open");
 	cr_assert(alive, "the hook did not run on");
+}
+
+/*
+ * The mail facts the reporter adds (daemon/mail.c), through a real hook: a
+ * stable Message-ID, In-Reply-To for a sub-range's report, the trailers
+ * from the configured templates, and To/Cc from the culprit and
+ * MAINTAINERS, each address once.
+ */
+Test(hook, the_hook_sees_message_id_in_reply_to_and_trailers)
+{
+	struct config cfg;
+	struct repo_maint maint;
+	struct mail m;
+	struct mail_facts f = { .id = 7, .created_ms = 1769000000123,
+	    .parent_id = 3, .parent_created_ms = 1768000000000,
+	    .author = "A. U. Thor <author@example.org>",
+	    .committer = "C. O. Mitter <committer@example.org>" };
+	char *env[MAIL_ENV_MAX + 1], *cmd, *path, *dump, *again;
+	uv_loop_t loop;
+	size_t n = 0, i;
+
+	config_init(&cfg);
+	cfg.daemon.message_id_domain = xstrdup("ci.example.org");
+	cfg.daemon.report_reported_by = xstrdup("bisectd <ci@example.org>");
+	cfg.daemon.report_closes = xstrdup(
+	    "https://lore.kernel.org/r/{message_id}");
+	cfg.daemon.report_link = xstrdup("https://ci.example.org/m/{message_id}"
+	    "/{sha}");
+	cfg.daemon.report_regzbot = 1;
+	repo_maint_init(&maint);
+	repo_maint_add(&maint, false, "Maint Ainer <maint@example.org>");
+	repo_maint_add(&maint, false, "A. U. Thor <AUTHOR@example.org>");
+	repo_maint_add(&maint, true, "linux-mm@kvack.org");
+	f.maint = &maint;
+	mail_init(&m);
+	mail_build(&m, &cfg, &f);
+	mail_env(&m, env, &n);
+	env[n] = NULL;
+	cr_assert_eq(n, MAIL_ENV_MAX);
+	xasprintf(&cmd, "env > '%s/env'", hook_dir);
+	cr_assert_eq(uv_loop_init(&loop), 0);
+	cr_assert_eq(hook_run(&loop, hook_hold(cmd), env, "report\n", 0), 0);
+	uv_run(&loop, UV_RUN_DEFAULT);
+	cr_assert_eq(uv_loop_close(&loop), 0);
+	for (i = 0; i < n; i++)
+		free(env[i]);
+	cr_assert(m.rep.regzbot);
+	/* The same bisection gets the same Message-ID every time. */
+	again = mail_message_id("ci.example.org", 7, 1769000000123);
+	cr_expect_str_eq(again, m.message_id);
+	free(again);
+	mail_release(&m);
+	repo_maint_release(&maint);
+	config_release(&cfg);
+
+	xasprintf(&path, "%s/env", hook_dir);
+	dump = hook_hold(tst_read_file(hook_hold(path)));
+	cr_assert_not_null(dump, "the hook did not run");
+	cr_expect_str_eq(hook_env_value(dump, "BISECTD_MESSAGE_ID"),
+	    "<bisectd.7.1769000000123@ci.example.org>");
+	cr_expect_str_eq(hook_env_value(dump, "BISECTD_IN_REPLY_TO"),
+	    "<bisectd.3.1768000000000@ci.example.org>");
+	cr_expect_str_eq(hook_env_value(dump, "BISECTD_REPORTED_BY"),
+	    "bisectd <ci@example.org>");
+	cr_expect_str_eq(hook_env_value(dump, "BISECTD_CLOSES"),
+	    "https://lore.kernel.org/r/bisectd.7.1769000000123@ci.example.org");
+	cr_expect_str_eq(hook_env_value(dump, "BISECTD_LINK"),
+	    "https://ci.example.org/m/bisectd.7.1769000000123@ci.example.org"
+	    "/{sha}");
+	cr_expect_str_eq(hook_env_value(dump, "BISECTD_TO"),
+	    "A. U. Thor <author@example.org>, Maint Ainer <maint@example.org>");
+	cr_expect_str_eq(hook_env_value(dump, "BISECTD_CC"),
+	    "C. O. Mitter <committer@example.org>, linux-mm@kvack.org");
 }

@@ -24,67 +24,7 @@ TestSuite(report, .fini = tst_leak_check);
 
 /* ---- golden files ---- */
 
-
-/*
- * The first differing line, like the top of a diff, into msg ("" when the
- * texts are equal), so that the caller can free everything before failing.
- */
-static void
-first_difference(char *msg, size_t len, const char *name, const char *want,
-    const char *got)
-{
-	const char *w = want, *g = got;
-	int line = 1;
-
-	msg[0] = '\0';
-	while (*w != '\0' && *w == *g) {
-		if (*w == '\n')
-			line++;
-		w++;
-		g++;
-	}
-	if (*w == '\0' && *g == '\0')
-		return;
-	while (w > want && w[-1] != '\n')
-		w--, g--;
-	snprintf(msg, len, "%s differs at line %d (REPORT_UPDATE_GOLDEN=1 "
-	    "rewrites it):\n- %.*s\n+ %.*s", name, line, (int)strcspn(w, "\n"),
-	    w, (int)strcspn(g, "\n"), g);
-}
-
-static void
-check_golden(const char *input, const char *golden)
-{
-	static char msg[4096];
-	struct report_fixture f;
-	struct bd_error err;
-	char *text = NULL, *path, *want;
-	const char *update = getenv("REPORT_UPDATE_GOLDEN");
-	int rc;
-
-	report_fixture_load(&f, input);
-	rc = report_render_text(&f.in, &text, &err);
-	report_fixture_release(&f);
-	cr_assert_eq(rc, 0, "%s: %s", input, err.msg);
-	path = report_fixture_path(golden);
-	if (update != NULL && strcmp(update, "1") == 0) {
-		FILE *fp = fopen(path, "w");
-
-		if (fp != NULL) {
-			fputs(text, fp);
-			fclose(fp);
-			fprintf(stderr, "report: rewrote %s\n", path);
-		}
-	}
-	want = tst_read_file(path);
-	free(path);
-	if (want != NULL)
-		first_difference(msg, sizeof(msg), golden, want, text);
-	free(want);
-	free(text);
-	cr_assert_not_null(want, "missing golden file %s", golden);
-	cr_assert_str_empty(msg, "%s", msg);
-}
+#define check_golden report_fixture_golden
 
 Test(report, golden_culprit)
 {
