@@ -3,7 +3,7 @@
  * bisectctl.  Each row names a command, its request fields with their JSON
  * types and whether they are required, whether the command changes state
  * or streams, and bisectctl's usage line and help.  The daemon maps each
- * command to a handler (daemon/cmd.c), bisectctl to a printer
+ * command to a handler (server/cmd.c), bisectctl to a printer
  * (ctl/bisectctl.c); docs/protocol.md documents every row under a
  * "### `name`" heading, and a test holds the two together.
  *

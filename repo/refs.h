@@ -6,7 +6,7 @@
  * seq of the last event it handled in its own table and, after a restart,
  * asks the store for the events after it: none is lost or handled twice.
  *
- * This header is the contract between the watcher (daemon/watcher.c,
+ * This header is the contract between the watcher (sweep/watcher.c,
  * repo/mirror.c) and its consumers (nightly sweeps).  Strings are
  * borrowed for the duration of a callback.
  */

@@ -149,7 +149,7 @@ void		 sched_set_repo(struct sched *s, git_repository *repo);
 json_t		*sched_host_current(struct sched *s, const char *host);
 
 /*
- * One benchmark run for a sweep (daemon/sweep_run.c).  done is called
+ * One benchmark run for a sweep (sweep/sweep_run.c).  done is called
  * exactly once per run, never from inside sched_run_sweep: with the
  * result worth storing (STEP_OK with its metrics, or STEP_FAILED: the
  * commit did not build or its benchmark failed) and the host or lab it

@@ -11,7 +11,7 @@
 
 cmd_fn	cmdrepo_repo;
 cmd_fn	cmdrepo_fetch;
-/* The nightly sweeps, which follow the mirror's refs (daemon/sweep.c). */
+/* The nightly sweeps, which follow the mirror's refs (sweep/sweep.c). */
 cmd_fn	cmdrepo_sweeps;
 cmd_fn	cmdrepo_sweep;
 

@@ -2,7 +2,7 @@
  * The control socket's file: binding it with plain system calls before the
  * loop exists (so that "another daemon answers here" is reported on the
  * terminal that started bisectd), and its mode and group, which decide who
- * may connect.  daemon/ctl.c serves the descriptor made here.
+ * may connect.  server/ctl.c serves the descriptor made here.
  */
 #ifndef SERVER_CTLSOCK_H
 #define SERVER_CTLSOCK_H

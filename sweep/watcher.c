@@ -1,6 +1,6 @@
 /*
  * The watcher: timers, one fetch at a time on the thread pool, backoff,
- * and the ref events each fetch produces (see daemon/watcher.h).
+ * and the ref events each fetch produces (see sweep/watcher.h).
  */
 #include <pthread.h>
 #include <stdlib.h>

@@ -1,7 +1,7 @@
 /*
  * Inside the watcher: its state and the fetch job, shared by watcher.c
  * (timers and the job's life) and watcher_state.c (comparing refs, state
- * and events).  Not for use outside daemon/watcher*.c.
+ * and events).  Not for use outside sweep/watcher*.c.
  */
 #ifndef SWEEP_WATCHER_INT_H
 #define SWEEP_WATCHER_INT_H

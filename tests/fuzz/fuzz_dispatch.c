@@ -1,8 +1,8 @@
 /*
- * Request dispatch (daemon/cmd.c) with a reply-shape oracle: a real daemon
+ * Request dispatch (server/cmd.c) with a reply-shape oracle: a real daemon
  * (daemon_init on a config in a temp dir: its own socket and store, no
  * hosts, no repository) reads every input from a real control connection,
- * its framing (daemon/ctl.c) hands each line to cmd_dispatch, and whatever
+ * its framing (server/ctl.c) hands each line to cmd_dispatch, and whatever
  * the line is, the answer is one JSON object
  * line with a boolean "ok"; every ok:false has error.code and
  * error.message strings; an id the daemon accepts comes back unchanged.

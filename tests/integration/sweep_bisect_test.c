@@ -1,5 +1,5 @@
 /*
- * A sweep's change becomes one bisection (daemon/sweep_bisect.c), run by a
+ * A sweep's change becomes one bisection (sweep/sweep_bisect.c), run by a
  * real scheduler over sshd hosts on loopback and the fixture repository
  * with its planted culprit.  The sweep's rows and samples are put in the
  * store as the sweep would have left them; the samples at the two tags

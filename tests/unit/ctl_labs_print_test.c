@@ -2,7 +2,7 @@
  * bisectctl hosts on a daemon with lab groups: each lab's row names the
  * SSH group its commits are built on, or "-" when the lab job builds for
  * itself, and its last error follows the table.  Replies as the daemon
- * sends them (daemon/cmd.c's hosts).
+ * sends them (server/cmd.c's hosts).
  */
 #include <criterion/criterion.h>
 #include <stdio.h>
