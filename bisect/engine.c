@@ -250,9 +250,11 @@ engine_add_sample(struct engine *e, uint32_t commit, double value,
 	if (commit != ENGINE_GOOD && commit >= v->n)
 		return bd_error_set(err, -EINVAL, "commit %u is not a candidate",
 		    commit);
+	if (!isfinite(value))
+		return bd_error_set(err, -EINVAL, "sample value is not finite");
 	if (!agg_value_valid(value))
-		return bd_error_set(err, -ERANGE, "sample value %g is not "
-		    "finite or beyond %g in magnitude", value, BD_VALUE_MAX);
+		return bd_error_set(err, -ERANGE, "sample value %g is beyond %g "
+		    "in magnitude", value, BD_VALUE_MAX);
 	if (e->p.metric == ENGINE_PASSFAIL && value != 0 && value != 1)
 		return bd_error_set(err, -EINVAL,
 		    "pass/fail sample must be 0 (pass) or 1 (fail)");

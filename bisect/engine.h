@@ -251,7 +251,8 @@ void	engine_release(struct engine *e);
 /*
  * Adds a value at commit (ENGINE_GOOD or 0..n-1).  Pass/fail values must
  * be 0 or 1; numeric values finite.  A sample at a skipped commit un-skips
- * it (it was built after all).  Returns 0 or -EINVAL.
+ * it (it was built after all).  Returns 0, -EINVAL, or -ERANGE for a value
+ * beyond BD_VALUE_MAX in magnitude (common/agg.h).
  */
 int	engine_add_sample(struct engine *e, uint32_t commit, double value,
 	    struct bd_error *err);

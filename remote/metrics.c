@@ -112,7 +112,7 @@ metrics_add(const char *key, const json_t *val, unsigned index,
 		return bd_error_set(err, -EINVAL,
 		    "result metric \"%s\" is not finite", key);
 	if (!agg_value_valid(d))
-		return bd_error_set(err, -ERANGE, "result metric \"%s\" "
+		return bd_error_set(err, -EINVAL, "result metric \"%s\" "
 		    "value %g is beyond %g in magnitude, more than the "
 		    "statistics can add up", key, d, BD_VALUE_MAX);
 	metrics_append(out, key, d, index);

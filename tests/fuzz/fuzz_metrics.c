@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "common/agg.h"
 #include "remote/metrics.h"
 #include "tests/fuzz/fuzz.h"
 
@@ -31,8 +32,9 @@ fuzz_metrics_check_ok(const struct metrics *m,
 	if (m->n == 0)
 		fuzz_fail("a result without metrics was accepted");
 	for (i = 0; i < m->n; i++) {
-		if (m->v[i].name == NULL || !isfinite(m->v[i].value))
-			fuzz_fail("metric %zu has no name or is not finite", i);
+		if (m->v[i].name == NULL || !agg_value_valid(m->v[i].value))
+			fuzz_fail("metric %zu has no name or is not finite "
+			    "within the bound", i);
 		if (!fuzz_utf8_valid(m->v[i].name, strlen(m->v[i].name)))
 			fuzz_fail("metric name is not UTF-8");
 	}

@@ -257,6 +257,14 @@ conf_dead_port(void)
 	return port;
 }
 
+/* [benchmark broken]: every run fails, so its bisection fails. */
+static char *
+conf_broken_bench(void)
+{
+	return xstrdup("\n[benchmark broken]\nrun = exit 3\n"
+	    "metrics = ops_per_sec:higher\nretry_budget = 2\n");
+}
+
 /* The four states and the restart; returns the ids by state. */
 static void
 conf_content(int64_t *done, int64_t *failed, int64_t *cancelled)
@@ -264,12 +272,14 @@ conf_content(int64_t *done, int64_t *failed, int64_t *cancelled)
 	json_t *b, *r;
 	char *sections, *extra, *all;
 
-	svc_setup("conform", 2, "2:3", 0);
+	svc_setup_with("conform", 2, "2:3", 0, conf_broken_bench);
 	*done = svc_bisect("runtime_ms", NULL);
 	b = svc_wait(*done);
 	svc_assert_culprit(b);
 	json_decref(b);
-	*failed = svc_bisect_range(svc.bad, svc.good, "ops_per_sec", NULL);
+	/* A benchmark that never runs: the bisection ends failed. */
+	*failed = svc_bisect_on("broken", svc.good, svc.bad, "ops_per_sec",
+	    NULL);
 	json_decref(svc_wait(*failed));
 	*cancelled = svc_bisect("ops_per_sec", NULL);
 	r = svc_req("{\"cmd\":\"cancel\",\"bisection\":%lld}",

@@ -307,7 +307,9 @@ Test(kbuild, artifacts_reach_a_host_without_sftp)
 	char *dump;
 	int64_t id;
 
+	/* h0 builds, h1 runs: every artifact must reach h1. */
 	svc_set_nosftp(1u << 1);
+	svc_set_roles("build", "test");
 	svc_setup_with("kb-nosftp", 2, "2:3", 0, counted_bench);
 	id = svc_bisect_on("counted", svc.good, svc.bad, "runtime_ms", NULL);
 	b = svc_wait(id);

@@ -22,6 +22,8 @@ static const char *svc_hook_tail = "";
 static const char *svc_hook_timeout;
 /* Hosts of the next fixture (bit i: host i) whose sshd has no SFTP. */
 static unsigned svc_nosftp;
+/* Roles of the next fixture's hosts; NULL: build,test. */
+static const char *svc_roles[2];
 
 void
 svc_fini(void)
@@ -41,6 +43,7 @@ svc_fini(void)
 	svc_hook_tail = "";
 	svc_hook_timeout = NULL;
 	svc_nosftp = 0;
+	svc_roles[0] = svc_roles[1] = NULL;
 	tst_leak_check();
 }
 
@@ -49,6 +52,14 @@ svc_set_hook(const char *tail, const char *timeout)
 {
 	svc_hook_tail = tail;
 	svc_hook_timeout = timeout;
+}
+
+/* The next fixture's host i has roles (NULL: build,test). */
+void
+svc_set_roles(const char *h0, const char *h1)
+{
+	svc_roles[0] = h0;
+	svc_roles[1] = h1;
 }
 
 /* The next fixture's hosts in mask (bit i: host i) run without SFTP. */
@@ -109,10 +120,11 @@ svc_sections_for(const char *repo, const char *extra_bench,
 	for (i = 0; i < nhosts; i++) {
 		xasprintf(&t, "%s[host h%d]\naddress = 127.0.0.1\nport = %d\n"
 		    "user = %s\nidentity = %s\nknown_hosts = %s\n"
-		    "group = lab\nroles = build,test\nworkdir = %s/w%d\n"
+		    "group = lab\nroles = %s\nworkdir = %s/w%d\n"
 		    "connect_timeout = 5s\nkeepalive = 2s\n%s\n", text, i,
 		    hosts[i].port, pw->pw_name, hosts[i].user_key,
-		    hosts[i].known_hosts, dir, i, extra_host);
+		    hosts[i].known_hosts, i < 2 && svc_roles[i] ? svc_roles[i] :
+		    "build,test", dir, i, extra_host);
 		free(text);
 		text = t;
 	}

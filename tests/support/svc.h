@@ -44,6 +44,8 @@ struct svc_ids {
 void	 svc_generate(const char *script, const char *repo, const char *a1,
 	    const char *a2, const char *a3, struct svc_ids *ids);
 void	 svc_fini(void);
+/* The next fixture's host 0 and 1 have these roles (NULL: build,test). */
+void	 svc_set_roles(const char *h0, const char *h1);
 /* The repository (plant "topic:commit", broken commits), hosts, daemon. */
 void	 svc_setup(const char *tag, int nhosts, const char *plant, int broken);
 /*

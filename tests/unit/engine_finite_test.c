@@ -138,7 +138,7 @@ Test(engine_finite, values_past_the_bound_are_refused)
 	cr_expect_eq(engine_add_sample(&e, ENGINE_GOOD, 1.7e308, &err),
 	    -ERANGE);
 	cr_expect_eq(engine_add_sample(&e, 3, -1e101, &err), -ERANGE);
-	cr_expect_eq(engine_add_sample(&e, 3, NAN, &err), -ERANGE);
+	cr_expect_eq(engine_add_sample(&e, 3, NAN, &err), -EINVAL);
 	cr_expect_eq(engine_add_sample(&e, 3, -1e100, &err), 0);
 	engine_release(&e);
 	graph_release(&g);
