@@ -169,6 +169,7 @@ pool_new(uv_loop_t *loop, const struct config_host *hosts, size_t n,
 
 		h->pool = p;
 		h->health = POOL_UNKNOWN;
+		h->told = POOL_UNKNOWN;
 		config_host_copy(&h->cfg, &hosts[i]);
 		if ((rc = ssh_conn_new(loop, &h->cfg, &h->conn)) != 0) {
 			p->n = i;

@@ -136,6 +136,20 @@ small_log_count(const char *text)
 	return n;
 }
 
+/* Waits for text in the daemon's log; the log is shown when it never comes. */
+static void
+small_log_wait(const char *text)
+{
+	char *log;
+
+	if (tst_daemon_log_wait(&svc.td, "bisectd.log", text))
+		return;
+	log = tst_read_file(svc.td.log);
+	cr_log_error("bisectd.log:\n%s", log ? log : "(none)");
+	free(log);
+	cr_assert_fail("the log lacks \"%s\"", text);
+}
+
 /* Waits for host h0 to be in state; the hosts entry (caller frees). */
 static json_t *
 small_host_state(const char *state)
@@ -167,7 +181,7 @@ Test(ctl_small, host_transitions_are_logged_once)
 
 	svc_setup("small-hostlog", 1, "2:3", 0);
 	small_host_state("up");
-	cr_assert(tst_daemon_log_wait(&svc.td, "bisectd.log", "host h0: up"));
+	small_log_wait("host h0: up");
 	sshd_stop(&svc.host[0]);
 	svc_bisect("ops_per_sec", NULL);
 	h = small_host_state("down");
@@ -176,8 +190,7 @@ Test(ctl_small, host_transitions_are_logged_once)
 	cr_expect_gt(json_integer_value(json_object_get(h, "last_error_ms")),
 	    1700000000000LL, "the last error is dated");
 	json_decref(h);
-	cr_assert(tst_daemon_log_wait(&svc.td, "bisectd.log",
-	    "host h0: down: "));
+	small_log_wait("host h0: down: ");
 	cr_assert_eq(sshd_restart(&svc.host[0]), 0);
 	h = small_host_state("up");
 	cr_expect_str_eq(json_string_value(json_object_get(h, "last_error")),
@@ -191,7 +204,6 @@ Test(ctl_small, host_transitions_are_logged_once)
 	json_decref(r);
 	r = svc_req("{\"cmd\":\"undrain\",\"host\":\"h0\"}");
 	json_decref(r);
-	cr_assert(tst_daemon_log_wait(&svc.td, "bisectd.log",
-	    "host h0: undrained, now "));
+	small_log_wait("host h0: undrained, now ");
 	cr_expect_eq(small_log_count("host h0: drained"), 1);
 }
