@@ -40,3 +40,65 @@ bd_metric_name_valid(const char *name)
 	}
 	return name[i - 1] != ' ';
 }
+
+/* Longer words are not compared: no name in a table is this long. */
+#define NAME_GUESS_MAX	64
+
+/*
+ * The edit distance with adjacent transpositions ("stauts" is one step
+ * from "status"), the commonest typing slip.
+ */
+static int
+name_distance(const char *a, const char *b)
+{
+	int d[NAME_GUESS_MAX + 1][NAME_GUESS_MAX + 1];
+	size_t la = strlen(a), lb = strlen(b), i, j;
+	int c, v;
+
+	if (la > NAME_GUESS_MAX || lb > NAME_GUESS_MAX)
+		return NAME_GUESS_MAX;
+	for (i = 0; i <= la; i++)
+		d[i][0] = (int)i;
+	for (j = 0; j <= lb; j++)
+		d[0][j] = (int)j;
+	for (i = 1; i <= la; i++)
+		for (j = 1; j <= lb; j++) {
+			c = a[i - 1] != b[j - 1];
+			v = d[i - 1][j - 1] + c;
+			if (d[i - 1][j] + 1 < v)
+				v = d[i - 1][j] + 1;
+			if (d[i][j - 1] + 1 < v)
+				v = d[i][j - 1] + 1;
+			if (i > 1 && j > 1 && a[i - 1] == b[j - 2] &&
+			    a[i - 2] == b[j - 1] && d[i - 2][j - 2] + 1 < v)
+				v = d[i - 2][j - 2] + 1;
+			d[i][j] = v;
+		}
+	return d[la][lb];
+}
+
+/* Starts a guess for word; see name_guess_offer. */
+void
+name_guess_init(struct name_guess *g, const char *word)
+{
+	g->word = word;
+	g->best = NULL;
+	g->dist = NAME_GUESS_MAX;
+}
+
+/*
+ * Near enough is at most two edits and at most a third of the candidate,
+ * so "ls" suggests nothing for "list" but "lsit" does.
+ */
+void
+name_guess_offer(struct name_guess *g, const char *candidate)
+{
+	int dist = name_distance(g->word, candidate);
+
+	if (dist == 0 || dist > 2 || dist * 3 > (int)strlen(candidate))
+		return;
+	if (dist < g->dist) {
+		g->best = candidate;
+		g->dist = dist;
+	}
+}

@@ -28,4 +28,18 @@ int		 name_find(const struct name_value *table, const char *name,
 
 int		 bd_metric_name_valid(const char *name);
 
+/*
+ * "Did you mean": the nearest of the candidates offered to a misspelt
+ * word, as git suggests a command.  Borrows word and every candidate.
+ */
+struct name_guess {
+	const char	*word;
+	const char	*best;		/* NULL: nothing near enough */
+	int		 dist;
+};
+
+void		 name_guess_init(struct name_guess *g, const char *word);
+/* Considers one candidate; an exact match is never suggested. */
+void		 name_guess_offer(struct name_guess *g, const char *candidate);
+
 #endif

@@ -5,75 +5,94 @@
 #include "common/proto_cmd.h"
 
 static const struct proto_cmd_field proto_cmd_hosts_fields[] = {
-	{ .name = "group", .type = PROTO_T_STRING, .arg = "GROUP" },
+	{ .name = "group", .type = PROTO_T_STRING, .arg = "GROUP",
+	    .help = "only the hosts of this host group" },
 	{ .name = NULL }
 };
 
 static const struct proto_cmd_field proto_cmd_host_fields[] = {
 	{ .name = "host", .type = PROTO_T_STRING, .required = 1,
-	    .arg = "HOST" },
+	    .arg = "HOST", .help = "the host's name in the configuration" },
 	{ .name = NULL }
 };
 
 static const struct proto_cmd_field proto_cmd_bisect_fields[] = {
 	{ .name = "good", .type = PROTO_T_STRINGS, .required = 1,
-	    .arg = "--good" },
+	    .arg = "--good",
+	    .help = "a revision without the change; repeat for several" },
 	{ .name = "bad", .type = PROTO_T_STRING, .required = 1,
-	    .arg = "--bad" },
+	    .arg = "--bad", .help = "a revision with the change" },
 	{ .name = "benchmark", .type = PROTO_T_STRING, .required = 1,
-	    .arg = "--benchmark" },
+	    .arg = "--benchmark",
+	    .help = "the [benchmark NAME] section to run" },
 	{ .name = "metric", .type = PROTO_T_STRING, .required = 1,
-	    .arg = "--metric" },
-	{ .name = "group", .type = PROTO_T_STRING, .arg = "--group" },
+	    .arg = "--metric",
+	    .help = "the benchmark's metric whose change is bisected" },
+	{ .name = "group", .type = PROTO_T_STRING, .arg = "--group",
+	    .help = "the host group that builds and tests (default: default)" },
 	{ .name = "confidence", .type = PROTO_T_NUMBER, .arg = "--confidence",
-	    .range = PROTO_R_FRACTION },
+	    .range = PROTO_R_FRACTION,
+	    .help = "how sure each step must be, between 0.5 and 1 "
+	    "(default 0.99)" },
 	{ .name = "max_samples", .type = PROTO_T_INTEGER,
-	    .arg = "--max-samples", .range = PROTO_R_COUNT },
+	    .arg = "--max-samples", .range = PROTO_R_COUNT,
+	    .help = "samples per commit before a step is inconclusive",
+	    .min = PROTO_MAX_SAMPLES_MIN, .max = PROTO_MAX_SAMPLES_MAX },
 	{ .name = "first_parent", .type = PROTO_T_BOOL,
-	    .arg = "--first-parent" },
-	{ .name = "priority", .type = PROTO_T_INTEGER, .arg = "--priority" },
+	    .arg = "--first-parent",
+	    .help = "follow only the first parent of merges" },
+	{ .name = "priority", .type = PROTO_T_INTEGER, .arg = "--priority",
+	    .help = "higher runs first when bisections wait for the same "
+	    "hosts (default 0)" },
 	{ .name = NULL }
 };
 
 static const struct proto_cmd_field proto_cmd_status_fields[] = {
 	{ .name = "bisection", .type = PROTO_T_INTEGER, .arg = "ID",
-	    .range = PROTO_R_ID },
+	    .range = PROTO_R_ID, .help = "a bisection id; none: all of them" },
 	{ .name = NULL }
 };
 
 static const struct proto_cmd_field proto_cmd_id_fields[] = {
 	{ .name = "bisection", .type = PROTO_T_INTEGER, .required = 1,
-	    .arg = "ID", .range = PROTO_R_ID },
+	    .arg = "ID", .range = PROTO_R_ID,
+	    .help = "the bisection's id, as bisect and list print it" },
 	{ .name = NULL }
 };
 
 static const struct proto_cmd_field proto_cmd_samples_fields[] = {
 	{ .name = "bisection", .type = PROTO_T_INTEGER, .required = 1,
-	    .arg = "ID", .range = PROTO_R_ID },
-	{ .name = "commit", .type = PROTO_T_STRING, .arg = "--commit" },
+	    .arg = "ID", .range = PROTO_R_ID,
+	    .help = "the bisection's id, as bisect and list print it" },
+	{ .name = "commit", .type = PROTO_T_STRING, .arg = "--commit",
+	    .help = "only this commit's samples (a full sha)" },
 	{ .name = NULL }
 };
 
 static const struct proto_cmd_field proto_cmd_backup_fields[] = {
 	{ .name = "path", .type = PROTO_T_STRING, .required = 1,
-	    .arg = "FILE" },
+	    .arg = "FILE",
+	    .help = "where the copy goes; it must not exist yet" },
 	{ .name = NULL }
 };
 
 static const struct proto_cmd_field proto_cmd_repo_fields[] = {
-	{ .name = "since", .type = PROTO_T_INTEGER, .arg = "--since" },
+	{ .name = "since", .type = PROTO_T_INTEGER, .arg = "--since",
+	    .help = "also the ref events after this sequence number" },
 	{ .name = NULL }
 };
 
 static const struct proto_cmd_field proto_cmd_fetch_fields[] = {
-	{ .name = "wait", .type = PROTO_T_BOOL, .arg = "--wait" },
+	{ .name = "wait", .type = PROTO_T_BOOL, .arg = "--wait",
+	    .help = "answer only when the fetch has ended" },
 	{ .name = NULL }
 };
 
 static const struct proto_cmd_field proto_cmd_sweep_fields[] = {
 	{ .name = "name", .type = PROTO_T_STRING, .required = 1,
-	    .arg = "NAME" },
-	{ .name = "now", .type = PROTO_T_BOOL, .arg = "--now" },
+	    .arg = "NAME", .help = "the [sweep NAME] section" },
+	{ .name = "now", .type = PROTO_T_BOOL, .arg = "--now",
+	    .help = "sweep the newest matching ref now" },
 	{ .name = NULL }
 };
 
@@ -232,8 +251,21 @@ proto_cmd_check(enum proto_cmd_id id, const json_t *req,
 {
 	const struct proto_cmd *c = &proto_cmd_table[id];
 	const struct proto_cmd_field *f;
-	const json_t *v;
+	const char *key;
+	json_t *v;
 
+	json_object_foreach((json_t *)req, key, v) {
+		if (strcmp(key, "cmd") == 0 || strcmp(key, "id") == 0)
+			continue;
+		for (f = c->fields; f != NULL && f->name != NULL; f++)
+			if (strcmp(f->name, key) == 0)
+				break;
+		if (f == NULL || f->name == NULL) {
+			*code = PROTO_E_INVALID_ARGUMENT;
+			return bd_error_set(err, -EINVAL, "%s: unknown field "
+			    "%.64s", c->name, key);
+		}
+	}
 	for (f = c->fields; f != NULL && f->name != NULL; f++) {
 		v = json_object_get(req, f->name);
 		if (v == NULL && f->required) {
@@ -246,6 +278,13 @@ proto_cmd_check(enum proto_cmd_id id, const json_t *req,
 			return bd_error_set(err, -EINVAL,
 			    "%s: field %s must be %s", c->name, f->name,
 			    proto_cmd_type_name(f->type));
+		}
+		if (v != NULL && f->max > f->min && json_is_integer(v) &&
+		    (json_integer_value(v) < f->min ||
+		    json_integer_value(v) > f->max)) {
+			*code = PROTO_E_INVALID_ARGUMENT;
+			return bd_error_set(err, -EINVAL, "%s: must be between "
+			    "%lld and %lld", f->name, f->min, f->max);
 		}
 	}
 	return 0;

@@ -53,7 +53,18 @@ struct proto_cmd_field {
 	 */
 	const char		*arg;
 	enum proto_cmd_range	 range;
+	/* One line on its meaning, for `bisectctl CMD --help`. */
+	const char		*help;
+	/*
+	 * An integer's accepted values when max > min: bisectctl refuses
+	 * others before asking, and the daemon answers invalid-argument.
+	 */
+	long long		 min, max;
 };
+
+/* The limits of a bisection's max_samples, for the table and sched. */
+#define PROTO_MAX_SAMPLES_MIN	6
+#define PROTO_MAX_SAMPLES_MAX	1000000
 
 /* The commands, in the order bisectctl's help lists them. */
 enum proto_cmd_id {
@@ -118,9 +129,11 @@ const char *proto_cmd_type_name(enum proto_cmd_type t);
 int	proto_cmd_type_ok(const json_t *v, enum proto_cmd_type t);
 /*
  * Checks req (an object) against the fields of command id: every required
- * field present, every declared field of its type.  Returns 0, or -EINVAL
- * with *code PROTO_E_MISSING_FIELD or PROTO_E_BAD_TYPE and err saying
- * which field ("bisect: field bad is required").
+ * field present, every declared field of its type and in its range, no
+ * member the row does not declare ("cmd" and the request's own "id"
+ * aside).  Returns 0, or -EINVAL with *code PROTO_E_MISSING_FIELD,
+ * PROTO_E_BAD_TYPE or PROTO_E_INVALID_ARGUMENT and err saying which field
+ * ("bisect: field bad is required").
  */
 int	proto_cmd_check(enum proto_cmd_id id, const json_t *req,
 	    enum proto_error *code, struct bd_error *err);

@@ -1,6 +1,7 @@
 #include <errno.h>
 #include <limits.h>
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -60,7 +61,8 @@ args_collect(struct args_set *set, const struct proto_cmd *row,
 			continue;
 		a = (struct args_spec){ .name = f->arg, .field = f->name,
 		    .kind = args_kind(f), .type = f->type,
-		    .required = f->required };
+		    .required = f->required, .help = f->help, .min = f->min,
+		    .max = f->max };
 		args_add(set, &a);
 	}
 	for (l = local; l != NULL && l->name != NULL; l++)
@@ -89,6 +91,8 @@ args_int(const char *s, long long lo, long long hi, long long *vp)
 json_t *
 args_value(const struct args_spec *a, const char *text, const char **why)
 {
+	/* bisectctl parses one command line: one message at a time. */
+	static char range[96];
 	json_error_t jerr;
 	json_t *o;
 	long long v;
@@ -113,13 +117,18 @@ args_value(const struct args_spec *a, const char *text, const char **why)
 			return NULL;
 		return json_real(d);
 	case ARGS_COUNT:
-		*why = "a whole number of at least 1";
-		return args_int(text, 1, INT_MAX, &v) == 0 ?
-		    json_integer(v) : NULL;
 	case ARGS_INT:
-		*why = "a whole number";
-		return args_int(text, INT_MIN, INT_MAX, &v) == 0 ?
-		    json_integer(v) : NULL;
+		if (a->max > a->min) {
+			snprintf(range, sizeof(range), "a whole number from "
+			    "%lld to %lld", a->min, a->max);
+			*why = range;
+			return args_int(text, a->min, a->max, &v) == 0 ?
+			    json_integer(v) : NULL;
+		}
+		*why = a->kind == ARGS_COUNT ? "a whole number of at least 1" :
+		    "a whole number";
+		return args_int(text, a->kind == ARGS_COUNT ? 1 : INT_MIN,
+		    INT_MAX, &v) == 0 ? json_integer(v) : NULL;
 	case ARGS_ID:
 		*why = "a bisection id (a whole number of at least 1)";
 		return args_int(text, 1, LLONG_MAX, &v) == 0 ?

@@ -39,6 +39,8 @@ struct args_spec {
 	enum proto_cmd_type	 type;		/* of ARGS_VALUE */
 	int			 required;
 	int			 local;
+	const char		*help;		/* one line, for --help */
+	long long		 min, max;	/* integers, when max > min */
 };
 
 /* Options of one command: its fields and a few local ones. */

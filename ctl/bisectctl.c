@@ -3,14 +3,16 @@
  * row of the protocol table (common/proto_cmd.c: its fields, usage and
  * help; a field's "arg" says which option or argument fills it); the table
  * here adds how the reply prints for people (ctl/print.c) and bisectctl's
- * own arguments.  --json prints the reply line as the daemon sent it.
+ * own arguments.  --json, before or after the command, prints the reply
+ * line as the daemon sent it.
  * watch and status --follow keep a connection open and read the daemon's
  * event stream.  Text for people goes through ctl/termout.c, so no
  * control character from a reply reaches the terminal; JSON does not.
  *
  * Exit status: 0 ok, 1 the daemon answered with an error (or a followed
  * bisection ended failed or cancelled), 2 the daemon could not be reached,
- * 64 a usage error.
+ * 3 and 4 a followed bisection ended not reproduced or inconclusive
+ * (status --follow, bisect --wait), 64 a usage error.
  */
 #include <errno.h>
 #include <getopt.h>
@@ -21,6 +23,7 @@
 #include <unistd.h>
 
 #include "common/error.h"
+#include "common/names.h"
 #include "common/proto_cmd.h"
 #include "ctl/args.h"
 #include "ctl/client.h"
@@ -38,15 +41,12 @@
 struct ctlopts {
 	const char	*path;		/* the daemon's socket */
 	int		 raw;		/* --json before the command */
-	unsigned	 pflags;	/* PRINT_ bits, e.g. report's --json */
 	json_t		*local;		/* local arguments, by name */
 };
 
 struct ctlcmd;
 /* Talks to the daemon for one command; returns the exit status. */
 typedef int ctl_session(const struct ctlcmd *, struct ctlopts *, json_t *);
-
-#define CTL_OWNJSON	0x1	/* --json after the command is its own */
 
 /* What bisectctl adds to a command's row of the protocol table. */
 struct ctlside {
@@ -55,7 +55,6 @@ struct ctlside {
 	const struct args_spec	*local;		/* ends with a NULL name */
 	/* Runs without a daemon; gets the command's own argc/argv. */
 	int			(*offline)(int, char **);
-	unsigned		 flags;
 };
 
 /* A command as bisectctl runs it: its row, its side and its arguments. */
@@ -69,21 +68,32 @@ static ctl_session	session_once;
 static ctl_session	session_report;
 static ctl_session	session_backup;
 static ctl_session	session_status;
+static ctl_session	session_bisect;
 static ctl_session	session_watch;
 static int		help_main(int, char **);
 
 static const struct args_spec status_local[] = {
 	{ .name = "--follow", .field = "follow", .kind = ARGS_TRUE,
-	    .local = 1 },
+	    .local = 1, .help = "show the progress until the bisection ends; "
+	    "the exit status tells how" },
+	{ .name = NULL }
+};
+static const struct args_spec bisect_local[] = {
+	{ .name = "--wait", .field = "wait", .kind = ARGS_TRUE,
+	    .local = 1, .help = "follow the bisection as status --follow "
+	    "does, with its exit status" },
 	{ .name = NULL }
 };
 static const struct args_spec report_local[] = {
-	{ .name = "--html", .field = "html", .kind = ARGS_STRING, .local = 1 },
-	{ .name = "--kcidb", .field = "kcidb", .kind = ARGS_TRUE, .local = 1 },
+	{ .name = "--html", .field = "html", .kind = ARGS_STRING, .local = 1,
+	    .help = "write one self-contained HTML page with plots to FILE" },
+	{ .name = "--kcidb", .field = "kcidb", .kind = ARGS_TRUE, .local = 1,
+	    .help = "print a culprit's report as KCIDB I/O data" },
 	{ .name = NULL }
 };
 static const struct args_spec raw_local[] = {
-	{ .name = "JSON", .kind = ARGS_OBJECT, .required = 1 },
+	{ .name = "JSON", .kind = ARGS_OBJECT, .required = 1,
+	    .help = "the request, one JSON object with its \"cmd\"" },
 	{ .name = NULL }
 };
 
@@ -100,14 +110,15 @@ static const struct ctlside ctl_sides[PROTO_CMD_COUNT] = {
 	    .session = session_backup },
 	[PROTO_CMD_REPO] = { .print = print_repo },
 	[PROTO_CMD_FETCH] = { .print = print_fetch },
-	[PROTO_CMD_BISECT] = { .print = print_bisect },
+	[PROTO_CMD_BISECT] = { .print = print_bisect,
+	    .session = session_bisect, .local = bisect_local },
 	[PROTO_CMD_STATUS] = { .print = print_status,
 	    .session = session_status, .local = status_local },
 	[PROTO_CMD_LIST] = { .print = print_list },
 	[PROTO_CMD_CANCEL] = { .print = print_cancel },
 	[PROTO_CMD_LOG] = { .print = print_log },
 	[PROTO_CMD_SAMPLES] = { .print = print_samples },
-	[PROTO_CMD_REPORT] = { .print = print_report, .flags = CTL_OWNJSON,
+	[PROTO_CMD_REPORT] = { .print = print_report,
 	    .session = session_report, .local = report_local },
 	[PROTO_CMD_SWEEPS] = { .print = print_sweeps },
 	[PROTO_CMD_SWEEP] = { .print = print_sweep },
@@ -193,6 +204,104 @@ usage(void)
 {
 	usage_print(stderr);
 	exit(EXIT_USAGE);
+}
+
+/*
+ * The value an option takes, as the usage line spells it ("REV" after
+ * "--good"), so the option list and the synopsis agree.
+ */
+static int
+help_metavar(const char *usage, const char *opt, char *buf, size_t len)
+{
+	const char *p = usage, *v;
+	size_t n, olen = strlen(opt);
+
+	while ((p = strstr(p, opt)) != NULL) {
+		if (p[olen] == ' ' && p[olen + 1] != '-' && p[olen + 1] != '[')
+			break;
+		p += olen;
+	}
+	if (p == NULL)
+		return snprintf(buf, len, "VALUE");
+	v = p + olen + 1;
+	n = strcspn(v, " ]");
+	return snprintf(buf, len, "%.*s", (int)n, v);
+}
+
+/* One line of a command's option list: the spelling, then its meaning. */
+static void
+help_arg(FILE *out, const struct ctlcmd *cmd, const struct args_spec *a)
+{
+	char spell[64], meta[32];
+
+	if (a->kind == ARGS_TRUE || strncmp(a->name, "--", 2) != 0)
+		snprintf(spell, sizeof(spell), "%s", a->name);
+	else {
+		help_metavar(cmd->row->usage, a->name, meta, sizeof(meta));
+		snprintf(spell, sizeof(spell), "%s %s", a->name, meta);
+	}
+	fprintf(out, "  %-20s %s", spell, a->help != NULL ? a->help : "");
+	if (a->max > a->min)
+		fprintf(out, " (%lld to %lld)", a->min, a->max);
+	if (a->required && strncmp(a->name, "--", 2) == 0)
+		fprintf(out, " (required)");
+	fputc('\n', out);
+}
+
+/*
+ * `bisectctl help CMD` and `bisectctl CMD --help`: the synopsis, what the
+ * command does and every argument with a line on its meaning.
+ */
+static void
+help_cmd(FILE *out, const struct ctlcmd *cmd)
+{
+	size_t i;
+
+	fprintf(out, "usage: bisectctl %s%s%s\n%s\n", cmd->row->name,
+	    *cmd->row->usage != '\0' ? " " : "", cmd->row->usage,
+	    cmd->row->help);
+	fprintf(out, "arguments:\n");
+	if (cmd->args.pos.name != NULL)
+		help_arg(out, cmd, &cmd->args.pos);
+	for (i = 0; i < cmd->args.nopts; i++)
+		help_arg(out, cmd, &cmd->args.opts[i]);
+	if (cmd->side->offline == NULL)
+		fprintf(out, "  %-20s %s\n", "--json", "print the reply as "
+		    "the daemon sent it, as before the command");
+	fprintf(out, "  %-20s %s\n", "--help", "this help");
+}
+
+/* "did you mean": the nearest command to a misspelt one, or NULL. */
+static const char *
+ctl_guess_command(const char *word)
+{
+	struct name_guess g;
+	size_t i;
+
+	name_guess_init(&g, word);
+	for (i = 0; i < PROTO_CMD_COUNT; i++)
+		if (!(proto_cmd_table[i].flags & PROTO_CMD_HIDDEN))
+			name_guess_offer(&g, proto_cmd_table[i].name);
+	for (i = 0; i < sizeof(ctl_only) / sizeof(ctl_only[0]); i++)
+		name_guess_offer(&g, ctl_only[i].row.name);
+	return g.best;
+}
+
+/* "did you mean": the nearest option of cmd to a misspelt one, or NULL. */
+static const char *
+ctl_guess_option(const struct ctlcmd *cmd, const char *word)
+{
+	struct name_guess g;
+	size_t i, n = strcspn(word, "=");
+	char buf[64];
+
+	snprintf(buf, sizeof(buf), "%.*s", (int)n, word);
+	name_guess_init(&g, buf);
+	for (i = 0; i < cmd->args.nopts; i++)
+		name_guess_offer(&g, cmd->args.opts[i].name);
+	name_guess_offer(&g, "--json");
+	name_guess_offer(&g, "--help");
+	return g.best;
 }
 
 /* A usage error of one command: what is wrong, then its synopsis. */
@@ -297,6 +406,7 @@ ctl_parse(const struct ctlcmd *cmd, int argc, char **argv, json_t *req,
     json_t *local)
 {
 	struct option longopts[ARGS_OPTS_MAX + 1];
+	const char *guess;
 	size_t n = 0;
 	int ch, rc, npos;
 
@@ -314,6 +424,10 @@ ctl_parse(const struct ctlcmd *cmd, int argc, char **argv, json_t *req,
 		if (ch == ':')
 			return usage_cmd(cmd, "%s needs a value",
 			    argv[optind - 1]);
+		if (ch < 256 && (guess = ctl_guess_option(cmd,
+		    argv[optind - 1])) != NULL)
+			return usage_cmd(cmd, "unknown option %s; did you "
+			    "mean %s?", argv[optind - 1], guess);
 		if (ch < 256)
 			return usage_cmd(cmd, "unknown option %s",
 			    argv[optind - 1]);
@@ -336,9 +450,13 @@ ctl_parse(const struct ctlcmd *cmd, int argc, char **argv, json_t *req,
 	return ctl_required(cmd, req, local);
 }
 
-/* Connects and asks; the reply printed raw, for people, or as an error. */
+/*
+ * Connects and asks; the reply printed raw, for people, or as an error.
+ * With keep, an ok reply is also handed to the caller (who owns it).
+ */
 static int
-session_once(const struct ctlcmd *cmd, struct ctlopts *o, json_t *req)
+session_ask(const struct ctlcmd *cmd, struct ctlopts *o, json_t *req,
+    json_t **keep)
 {
 	struct client c;
 	struct bd_error err;
@@ -355,13 +473,22 @@ session_once(const struct ctlcmd *cmd, struct ctlopts *o, json_t *req)
 		printf("%s\n", line);
 	else if (rc == CLIENT_OK)
 		(cmd->side->print != NULL ? cmd->side->print : print_json)(
-		    stdout, reply, req, o->pflags);
+		    stdout, reply, req, 0);
 	else
 		print_error(stderr, reply);
+	if (keep != NULL && rc == CLIENT_OK)
+		*keep = json_incref(reply);
 	free(line);
 	json_decref(reply);
 	client_release(&c);
 	return rc;
+}
+
+/* One request, one reply: most commands. */
+static int
+session_once(const struct ctlcmd *cmd, struct ctlopts *o, json_t *req)
+{
+	return session_ask(cmd, o, req, NULL);
 }
 
 /*
@@ -380,7 +507,7 @@ session_report(const struct ctlcmd *cmd, struct ctlopts *o, json_t *req)
 	int rc;
 	FILE *fp;
 
-	if ((path == NULL && !kcidb) || o->raw || (o->pflags & PRINT_JSON))
+	if ((path == NULL && !kcidb) || o->raw)
 		return session_once(cmd, o, req);
 	client_init(&c);
 	bd_error_clear(&err);
@@ -458,6 +585,30 @@ session_status(const struct ctlcmd *cmd, struct ctlopts *o, json_t *req)
 	return stream_follow(o->path, req, o->raw);
 }
 
+/*
+ * bisect --wait: the reply as bisect prints it, then the new (or the
+ * existing) bisection followed as status --follow does, exit status too.
+ */
+static int
+session_bisect(const struct ctlcmd *cmd, struct ctlopts *o, json_t *req)
+{
+	json_t *reply = NULL, *st;
+	int rc;
+
+	if (!json_is_true(json_object_get(o->local, "wait")))
+		return session_once(cmd, o, req);
+	rc = session_ask(cmd, o, req, &reply);
+	fflush(stdout);
+	if (rc == CLIENT_OK) {
+		st = json_pack("{s:s, s:O}", "cmd", "status", "bisection",
+		    json_object_get(reply, "bisection"));
+		rc = stream_follow(o->path, st, o->raw);
+		json_decref(st);
+	}
+	json_decref(reply);
+	return rc;
+}
+
 /* The event stream until the daemon closes it or the user interrupts. */
 static int
 session_watch(const struct ctlcmd *cmd, struct ctlopts *o, json_t *req)
@@ -506,21 +657,19 @@ help_main(int argc, char **argv)
 		fprintf(stderr, "usage: bisectctl help [COMMAND]\n");
 		return EXIT_USAGE;
 	}
-	printf("usage: bisectctl %s%s%s\n%s\n", cmd.row->name,
-	    *cmd.row->usage != '\0' ? " " : "", cmd.row->usage,
-	    cmd.row->help);
+	help_cmd(stdout, &cmd);
 	return 0;
 }
 
 /*
- * Whether the command prints JSON: --json, the command's own --json, or a
+ * Whether the command prints JSON: --json, before or after the command, or a
  * reply shown as pretty JSON.  jansson has escaped what needs escaping
  * there, and a program reading it must get its bytes unchanged.
  */
 static int
 ctl_prints_json(const struct ctlcmd *cmd, const struct ctlopts *o)
 {
-	if (o->raw || (o->pflags & PRINT_JSON))
+	if (o->raw)
 		return 1;
 	if (cmd->row->flags & PROTO_CMD_STREAMS)
 		return 0;
@@ -539,6 +688,7 @@ main(int argc, char **argv)
 	};
 	struct ctlopts o;
 	struct ctlcmd cmd;
+	const char *guess;
 	int ch, nargs, i;
 
 	stderr = termout_open(stderr);
@@ -553,6 +703,10 @@ main(int argc, char **argv)
 		case 'j':
 			o.raw = 1;
 			break;
+		case 'h':
+			/* Asked for: the list on stdout, not an error. */
+			usage_print(stdout);
+			return 0;
 		default:
 			usage();
 		}
@@ -562,22 +716,27 @@ main(int argc, char **argv)
 	if (argc < 1)
 		usage();
 	if (ctl_lookup(argv[0], &cmd) < 0) {
-		fprintf(stderr, "bisectctl: unknown command %s\n", argv[0]);
-		usage();
+		guess = ctl_guess_command(argv[0]);
+		fprintf(stderr, "bisectctl: unknown command %s%s%s%s\n",
+		    argv[0], guess != NULL ? "; did you mean " : "",
+		    guess != NULL ? guess : "", guess != NULL ? "?" : "");
+		fprintf(stderr, "see 'bisectctl --help' for the list\n");
+		return EXIT_USAGE;
 	}
+	for (i = 1; i < argc && strcmp(argv[i], "--") != 0; i++)
+		if (strcmp(argv[i], "--help") == 0 ||
+		    (strcmp(argv[i], "-h") == 0 && cmd.side->offline == NULL)) {
+			help_cmd(stdout, &cmd);
+			return 0;
+		}
 	if (cmd.side->offline != NULL) {
 		stdout = termout_open(stdout);
 		return cmd.side->offline(argc, argv);
 	}
-	/*
-	 * `bisectctl hosts --json` means what `bisectctl --json hosts` does;
-	 * `report ID --json` asks for the report's data instead.
-	 */
+	/* `bisectctl CMD --json` means what `bisectctl --json CMD` does. */
 	for (i = 1, nargs = 1; i < argc; i++) {
 		if (strcmp(argv[i], "--json") != 0)
 			argv[nargs++] = argv[i];
-		else if (cmd.side->flags & CTL_OWNJSON)
-			o.pflags |= PRINT_JSON;
 		else
 			o.raw = 1;
 	}

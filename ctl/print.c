@@ -232,7 +232,16 @@ print_hosts(FILE *out, const json_t *r, const json_t *req, unsigned flags)
 		const char *e = json_string_value(json_object_get(h,
 		    "last_error"));
 
-		if (e != NULL && *e != '\0')
+		const json_t *ms = json_object_get(h, "last_error_ms");
+		char when[32];
+
+		if (e == NULL || *e == '\0')
+			continue;
+		if (json_is_integer(ms))
+			fprintf(out, "%s: last error at %s: %s\n",
+			    str(h, "name"), timestr(ms, TIME_SECOND, when,
+			    sizeof(when)), e);
+		else
 			fprintf(out, "%s: last error: %s\n", str(h, "name"), e);
 	}
 	json_array_foreach(hosts, i, h) {
@@ -429,10 +438,7 @@ print_report(FILE *out, const json_t *r, const json_t *req,
 	size_t n;
 
 	(void)req;
-	if (flags & PRINT_JSON) {
-		dump_pretty(out, json_object_get(r, "report"));
-		return;
-	}
+	(void)flags;
 	if (text == NULL)
 		return;
 	n = strlen(text);

@@ -16,9 +16,6 @@
 
 #include <jansson.h>
 
-/* The command's own --json was given (report ID --json). */
-#define PRINT_JSON		0x1
-
 /* Shas in tables are shortened to this many hex digits. */
 #define PRINT_SHORT		12
 /* The progress line shortens the leading candidate a little more. */
@@ -26,7 +23,7 @@
 
 /*
  * Prints an ok reply to a request.  req is the request that was sent (for
- * the bisection id); flags are PRINT_ bits.
+ * the bisection id); flags are for printer options, none defined now.
  */
 typedef void print_fn(FILE *out, const json_t *reply, const json_t *req,
     unsigned flags);

@@ -72,8 +72,24 @@ follow_break(const struct follow *f)
 }
 
 /*
+ * A script tells the endings apart by the exit status alone: 0 a culprit,
+ * 3 not reproduced, 4 inconclusive, 1 failed or cancelled.
+ */
+static int
+follow_exit(const char *state, const char *verdict)
+{
+	if (strcmp(state, "done") != 0)
+		return CLIENT_ERROR_REPLY;
+	if (verdict != NULL && strcmp(verdict, "not-reproduced") == 0)
+		return STREAM_EXIT_NOT_REPRODUCED;
+	if (verdict != NULL && strcmp(verdict, "inconclusive") == 0)
+		return STREAM_EXIT_INCONCLUSIVE;
+	return CLIENT_OK;
+}
+
+/*
  * Asks for the status and shows it.  Returns -1 while the bisection runs,
- * else the exit status: 0 when it ended done, 1 failed or cancelled.
+ * else the exit status of follow_exit.
  */
 static int
 follow_refresh(struct follow *f)
@@ -102,8 +118,8 @@ follow_refresh(struct follow *f)
 	    strcmp(state, "cancelled") == 0;
 	print_progress(b, text, sizeof(text));
 	follow_show(f, f->raw ? line : text, ended);
-	rc = !ended ? -1 : strcmp(state, "done") == 0 ? CLIENT_OK :
-	    CLIENT_ERROR_REPLY;
+	rc = !ended ? -1 : follow_exit(state, json_string_value(
+	    json_object_get(b, "verdict")));
 out:
 	free(line);
 	json_decref(reply);

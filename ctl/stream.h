@@ -14,15 +14,20 @@
 /* --follow asks for a fresh status at least this often without events. */
 #define STREAM_REFRESH_MS	2000
 
+/* Exit statuses of --follow and bisect --wait beside enum client_result. */
+#define STREAM_EXIT_NOT_REPRODUCED	3
+#define STREAM_EXIT_INCONCLUSIVE	4
+
 /*
  * Sends req (a status request naming one bisection) now and after every
  * event of a watch stream that may concern it, or every
  * STREAM_REFRESH_MS, until the bisection is done, failed or cancelled.
  * On a terminal the progress line is rewritten in place; otherwise a line
  * is printed only when it changed.  raw prints the status reply lines as
- * sent (those that changed).  Returns 0 when the bisection ended done, 1
- * when it failed or was cancelled or on an error reply, 2 when the daemon
- * could not be reached or went away.
+ * sent (those that changed).  Returns 0 when the bisection ended with a
+ * culprit, STREAM_EXIT_NOT_REPRODUCED or STREAM_EXIT_INCONCLUSIVE when it
+ * ended with that verdict, 1 when it failed or was cancelled or on an
+ * error reply, 2 when the daemon could not be reached or went away.
  */
 int	stream_follow(const char *path, const json_t *req, int raw);
 /*

@@ -5,6 +5,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "common/xmalloc.h"
 #include "remote/pool.h"
@@ -14,11 +15,13 @@ struct pool_host {
 	struct config_host	 cfg;		/* deep copy */
 	struct ssh_conn		*conn;
 	enum pool_health	 health;
+	enum pool_health	 told;		/* to the change callback */
 	unsigned		 failures;
 	bool			 leased;
 	bool			 probing;
 	struct ssh_waiter	 waiter;
 	char			 last_error[BD_ERROR_MAX];
+	int64_t			 last_error_ms;	/* wall clock; 0: none */
 	const char		*receives;	/* "sftp", "exec"; NULL: no copy yet */
 	unsigned		 copy_failures;
 	bool			 copy_failed;	/* only while telling it */
@@ -59,7 +62,10 @@ pool_usable(enum pool_health h)
 	return h == POOL_UP || h == POOL_UNKNOWN;
 }
 
-/* Lets the daemon persist what a restart must remember. */
+/*
+ * Lets the daemon persist what a restart must remember, and log each
+ * transition once: the listener hears the health it was told before.
+ */
 static void
 pool_changed(struct pool_host *h)
 {
@@ -69,7 +75,30 @@ pool_changed(struct pool_host *h)
 	if (p->change == NULL)
 		return;
 	pool_info(p, (size_t)(h - p->hosts), &info);
+	h->told = h->health;
 	p->change(p->change_arg, &info);
+}
+
+/*
+ * Why the host failed, dated by the wall clock: an operator reads it next
+ * to the journal, so the time is the one the journal shows.
+ */
+static void
+pool_set_error(struct pool_host *h, const char *why)
+{
+	struct timespec ts;
+
+	snprintf(h->last_error, sizeof(h->last_error), "%s", why);
+	clock_gettime(CLOCK_REALTIME, &ts);
+	h->last_error_ms = (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
+/* A host that answers again has no current error to show. */
+static void
+pool_clear_error(struct pool_host *h)
+{
+	h->last_error[0] = '\0';
+	h->last_error_ms = 0;
 }
 
 /* Lets the scheduler place waiting work. */
@@ -88,7 +117,7 @@ pool_on_probe(void *arg, int rc, const struct bd_error *err)
 
 	h->probing = false;
 	if (rc != 0) {
-		snprintf(h->last_error, sizeof(h->last_error), "%s", err->msg);
+		pool_set_error(h, err->msg);
 		if (h->health == POOL_UNKNOWN) {
 			h->health = POOL_DOWN;
 			pool_changed(h);
@@ -97,6 +126,7 @@ pool_on_probe(void *arg, int rc, const struct bd_error *err)
 	}
 	if (h->health == POOL_DOWN || h->health == POOL_UNKNOWN) {
 		h->health = POOL_UP;
+		pool_clear_error(h);
 		pool_changed(h);
 		pool_tell(h->pool);
 	}
@@ -139,6 +169,7 @@ pool_new(uv_loop_t *loop, const struct config_host *hosts, size_t n,
 
 		h->pool = p;
 		h->health = POOL_UNKNOWN;
+		h->told = POOL_UNKNOWN;
 		config_host_copy(&h->cfg, &hosts[i]);
 		if ((rc = ssh_conn_new(loop, &h->cfg, &h->conn)) != 0) {
 			p->n = i;
@@ -212,6 +243,7 @@ pool_restore(struct pool *p, const char *name, enum pool_health health,
 		return -ENOENT;
 	if (health == POOL_DRAINING || health == POOL_QUARANTINED) {
 		h->health = health;
+		h->told = health;	/* not a transition: logged before */
 		h->failures = failures;
 	}
 	return 0;
@@ -254,9 +286,11 @@ pool_info(const struct pool *p, size_t i, struct pool_host_info *out)
 	out->group = h->cfg.group;
 	out->roles = h->cfg.roles;
 	out->health = h->health;
+	out->previous = h->told;
 	out->infra_failures = h->failures;
 	out->leased = h->leased;
 	out->last_error = h->last_error;
+	out->last_error_ms = h->last_error_ms;
 	out->receives = h->receives;
 	out->copy_failures = h->copy_failures;
 	out->copy_failed = h->copy_failed;
@@ -347,8 +381,7 @@ pool_release(struct pool *p, struct pool_host *h, enum step_outcome o,
 	if (o == STEP_INFRA || o == STEP_TIMEOUT) {
 		h->failures++;
 		if (why != NULL)
-			snprintf(h->last_error, sizeof(h->last_error), "%s",
-			    why);
+			pool_set_error(h, why);
 		if (h->cfg.quarantine_after > 0 &&
 		    h->failures >= h->cfg.quarantine_after) {
 			if (h->health != POOL_DRAINING)
@@ -358,7 +391,7 @@ pool_release(struct pool *p, struct pool_host *h, enum step_outcome o,
 		pool_changed(h);
 	} else if (o == STEP_OK || o == STEP_FAILED) {
 		h->failures = 0;
-		h->last_error[0] = '\0';
+		pool_clear_error(h);
 		if (h->health == POOL_UNKNOWN)
 			h->health = POOL_UP;
 		pool_changed(h);
@@ -396,6 +429,8 @@ pool_undrain(struct pool *p, const char *name)
 	h->failures = 0;
 	h->health = h->conn != NULL && ssh_is_ready(h->conn) ? POOL_UP :
 	    POOL_DOWN;
+	if (h->health == POOL_UP)
+		pool_clear_error(h);
 	pool_changed(h);
 	pool_tell(p);
 	pool_on_health(&p->health);

@@ -45,9 +45,15 @@ struct pool_host_info {
 	const char		*group;
 	unsigned		 roles;		/* enum config_host_role bits */
 	enum pool_health	 health;
+	/* The health the change callback was last told (POOL_UNKNOWN at
+	 * first), so that a listener logs each transition once. */
+	enum pool_health	 previous;
 	unsigned		 infra_failures;	/* in a row */
 	bool			 leased;
-	const char		*last_error;	/* "" when none */
+	/* Why the host last failed, "" when none or once it is up again;
+	 * when, in wall-clock ms since the epoch (0: none). */
+	const char		*last_error;
+	int64_t			 last_error_ms;
 	/* How artifacts reach the host: "sftp", "exec" (its sshd has no
 	 * SFTP), NULL before the first copy; copies that failed, the last
 	 * one's why, and whether this change is such a failure. */

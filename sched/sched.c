@@ -11,6 +11,7 @@
 #include "sched/bisection.h"
 #include "sched/buildcache.h"
 #include "common/log.h"
+#include "common/proto_cmd.h"
 #include "sched/sched.h"
 #include "sched/sched_int.h"
 #include "sched/verify.h"
@@ -503,9 +504,10 @@ sched_check(struct sched *s, const struct sched_request *req,
 		return bd_error_set(err, -EINVAL, "confidence: must be between "
 		    "0.5 and 1");
 	if (req->has_max_samples &&
-	    (req->max_samples < 6 || req->max_samples > 1000000))
+	    (req->max_samples < PROTO_MAX_SAMPLES_MIN ||
+	    req->max_samples > PROTO_MAX_SAMPLES_MAX))
 		return bd_error_set(err, -EINVAL, "max_samples: must be between "
-		    "6 and 1000000");
+		    "%d and %d", PROTO_MAX_SAMPLES_MIN, PROTO_MAX_SAMPLES_MAX);
 	if (s->env.repo == NULL)
 		return bd_error_set(err, -ENOENT, "repo: no repository is "
 		    "configured or it cannot be opened");

@@ -35,6 +35,34 @@ sched_host_now_ms(void)
 	return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
 }
 
+/*
+ * An administrator reads the journal, not the socket: each transition is
+ * logged once, a host lost or set aside as a warning, with why.
+ */
+static void
+sched_host_log(const struct pool_host_info *info)
+{
+	const char *why = info->last_error[0] != '\0' ? info->last_error :
+	    "no error recorded";
+
+	if (info->health == info->previous)
+		return;
+	if (info->previous == POOL_DRAINING && info->health != POOL_QUARANTINED)
+		log_info("host %s: undrained, now %s", info->name,
+		    pool_health_name(info->health));
+	else if (info->health == POOL_UP)
+		log_info("host %s: up", info->name);
+	else if (info->health == POOL_DOWN)
+		log_warnx("host %s: down: %s", info->name, why);
+	else if (info->health == POOL_QUARANTINED)
+		log_warnx("host %s: quarantined after %u infrastructure "
+		    "failures in a row: %s", info->name, info->infra_failures,
+		    why);
+	else if (info->health == POOL_DRAINING)
+		log_info("host %s: drained: it finishes its current run and "
+		    "takes no new one", info->name);
+}
+
 /* Writes one host through; a failure is logged, the pool goes on. */
 static void
 sched_host_changed(void *arg, const struct pool_host_info *info)
@@ -44,6 +72,7 @@ sched_host_changed(void *arg, const struct pool_host_info *info)
 	struct bd_error err;
 	size_t i;
 
+	sched_host_log(info);
 	if (info->copy_failed)
 		log_warnx("host %s: an artifact copy to it failed (%u so far, "
 		    "over %s): %s", info->name, info->copy_failures,

@@ -223,6 +223,8 @@ cmd_host_json(struct cmd_ctx *ctx, const struct config_host *h)
 		    json_integer(hi.infra_failures));
 		cmd_put(ctx, o, "leased", json_boolean(hi.leased));
 		cmd_put(ctx, o, "last_error", json_string(hi.last_error));
+		cmd_put(ctx, o, "last_error_ms", hi.last_error_ms ?
+		    json_integer(hi.last_error_ms) : json_null());
 		cmd_put(ctx, o, "receives", hi.receives ?
 		    json_string(hi.receives) : json_null());
 		cmd_put(ctx, o, "copy_failures",

@@ -112,7 +112,13 @@ CTEST(usage_errors_exit_64)
 		    "--metric", "m", "--confidence", "abc" }, "not 'abc'" },
 		{ { "bisect", "--good", "g", "--bad", "x", "--benchmark", "b",
 		    "--metric", "m", "--max-samples", "0" },
-		    "--max-samples: expected a whole number of at least 1" },
+		    "--max-samples: expected a whole number from 6 to 1000000" },
+		{ { "bisect", "--good", "g", "--bad", "x", "--benchmark", "b",
+		    "--metric", "m", "--max-samples", "3" },
+		    "--max-samples: expected a whole number from 6 to 1000000" },
+		{ { "bisect", "--good", "g", "--bad", "x", "--benchmark", "b",
+		    "--metric", "m", "--max-smaples", "9" },
+		    "unknown option --max-smaples; did you mean --max-samples?" },
 		{ { "bisect", "--good", "g", "--bad", "x", "--benchmark", "b",
 		    "--metric", "m", "--max-samples", "12x" }, "not '12x'" },
 		{ { "bisect", "--good", "g", "--bad", "x", "--benchmark", "b",
@@ -152,7 +158,10 @@ CTEST(usage_errors_exit_64)
 	    "daemon");
 }
 
-/* --help lists every command of the protocol table that is not hidden. */
+/*
+ * --help lists every command of the protocol table that is not hidden, on
+ * stdout with exit 0: asked for, not a usage error (issue 38).
+ */
 CTEST(help_lists_every_command_of_the_table)
 {
 	const struct proto_cmd *c;
@@ -160,36 +169,37 @@ CTEST(help_lists_every_command_of_the_table)
 	size_t i;
 
 	RUN(NULL, 0, ARGV("--help"));
-	cr_expect_eq(o.status, 64, "--help exit %d", o.status);
-	cr_expect_str_eq(o.out, "");
+	cr_expect_eq(o.status, 0, "--help exit %d", o.status);
+	cr_expect_str_eq(o.err, "");
 	for (i = 0; i < PROTO_CMD_COUNT; i++) {
 		c = &proto_cmd_table[i];
 		xasprintf(&want, "\n  %-8s ", c->name);
 		if (c->flags & PROTO_CMD_HIDDEN)
-			cr_expect_null(strstr(o.err, want), "--help lists "
+			cr_expect_null(strstr(o.out, want), "--help lists "
 			    "hidden %s", c->name);
 		else
-			cr_expect_not_null(strstr(o.err, want), "--help lacks "
-			    "%s:\n%s", c->name, o.err);
+			cr_expect_not_null(strstr(o.out, want), "--help lacks "
+			    "%s:\n%s", c->name, o.out);
 		if (!(c->flags & PROTO_CMD_HIDDEN))
-			cr_expect_not_null(strstr(o.err, c->help),
+			cr_expect_not_null(strstr(o.out, c->help),
 			    "--help lacks the help of %s", c->name);
 		free(want);
 	}
-	expect_err("\n  raw ");
-	expect_err("\n  next ");
-	expect_err("\n  help ");
+	expect_out("\n  raw ");
+	expect_out("\n  next ");
+	expect_out("\n  help ");
 }
 
 /* `help` is asked for: the same list on stdout, exit 0; `help CMD` one row. */
 CTEST(help_command_shows_rows_of_the_table)
 {
 	const struct proto_cmd *c;
+	const struct proto_cmd_field *f;
 	char *list, *want;
 	size_t i;
 
 	RUN(NULL, 0, ARGV("--help"));
-	list = xstrdup(o.err);
+	list = xstrdup(o.out);
 	fakesrv_out_release(&o);
 	RUN(NULL, 0, ARGV("help"));
 	cr_expect_eq(o.status, 0, "stderr: %s", o.err);
@@ -203,13 +213,56 @@ CTEST(help_command_shows_rows_of_the_table)
 		    o.status);
 		xasprintf(&want, "usage: bisectctl %s%s%s\n%s\n", c->name,
 		    *c->usage ? " " : "", c->usage, c->help);
+		cr_expect_eq(strncmp(o.out, want, strlen(want)), 0,
+		    "help %s: %s", c->name, o.out);
+		free(want);
+		for (f = c->fields; f != NULL && f->name != NULL; f++) {
+			if (f->arg == NULL)
+				continue;
+			cr_expect_not_null(f->help, "%s: field %s has no help",
+			    c->name, f->name);
+			xasprintf(&want, "\n  %s", f->arg);
+			cr_expect_not_null(strstr(o.out, want), "help %s lacks "
+			    "%s:\n%s", c->name, f->arg, o.out);
+			free(want);
+			if (f->help != NULL)
+				cr_expect_not_null(strstr(o.out, f->help),
+				    "help %s lacks %s's help", c->name,
+				    f->arg);
+		}
+		/* CMD --help shows the same, also on stdout with exit 0. */
+		want = xstrdup(o.out);
+		fakesrv_out_release(&o);
+		RUN(NULL, 0, ARGV(c->name, "--help"));
+		cr_expect_eq(o.status, 0, "%s --help: exit %d", c->name,
+		    o.status);
 		cr_expect_str_eq(o.out, want);
 		free(want);
 	}
 	fakesrv_out_release(&o);
+	RUN(NULL, 0, ARGV("help", "bisect"));
+	expect_out("--max-samples N");
+	expect_out("(6 to 1000000)");
+	expect_out("--priority P");
+	expect_out("higher runs first");
+	fakesrv_out_release(&o);
 	RUN(NULL, 0, ARGV("help", "frobnicate"));
 	cr_expect_eq(o.status, 64);
 	expect_err("unknown command 'frobnicate'");
+}
+
+/* Issue 38: a misspelt command gets "did you mean", as git's does. */
+CTEST(misspelt_command_suggests_the_nearest)
+{
+	RUN(NULL, 0, ARGV("stauts", "4"));
+	cr_expect_eq(o.status, 64);
+	expect_err("unknown command stauts; did you mean status?");
+	cr_expect_str_eq(o.out, "");
+	fakesrv_out_release(&o);
+	RUN(NULL, 0, ARGV("frobnicate"));
+	cr_expect_eq(o.status, 64);
+	expect_err("unknown command frobnicate\n");
+	cr_expect_null(strstr(o.err, "did you mean"), "%s", o.err);
 }
 
 CTEST(status_one_readable)
@@ -469,6 +522,7 @@ CTEST(closed_without_reply_exits_2)
 CTEST(report_text_and_json)
 {
 	json_t *r, *printed, *want;
+	char *after;
 
 	start(FAKESRV_AT_ONCE);
 	reply("report", "{'ok':true,'text':'Greeting,\\n\\nFYI, we noticed "
@@ -484,18 +538,22 @@ CTEST(report_text_and_json)
 	cr_expect_eq(json_integer_value(json_object_get(r, "bisection")), 4);
 	json_decref(r);
 
+	/* Issue 38: --json means the same after the command as before. */
 	CTL("report", "4", "--json");
 	cr_assert_eq(o.status, 0, "stderr: %s", o.err);
 	printed = json_loads(o.out, 0, NULL);
 	cr_assert_not_null(printed, "not JSON: %s", o.out);
 	want = json_pack("{s:s,s:f,s:s,s:[i,i]}", "kind", "culprit", "change",
 	    -0.047, "metric", "stress-ng.judy.ops_per_sec", "rows", 1, 2);
-	cr_expect(json_equal(printed, want), "report object: %s", o.out);
-	cr_expect(count_lines(o.out) > 1, "pretty-printed");
+	cr_expect(json_equal(json_object_get(printed, "report"), want),
+	    "report object: %s", o.out);
 	json_decref(printed);
 	json_decref(want);
+	after = xstrdup(o.out);
 
 	CTL("--json", "report", "4");
 	expect_out("\"text\":");
 	cr_expect_eq(count_lines(o.out), 1, "the raw reply line");
+	cr_expect_str_eq(o.out, after, "--json before and after differ");
+	free(after);
 }

@@ -231,3 +231,58 @@ Test(ctlclient, progress_lines)
 	cr_expect_eq(strlen(buf), 11, "cut to the buffer");
 	json_decref(b);
 }
+
+/*
+ * Issue 38: the exit status of --follow tells the endings apart, 0 a
+ * culprit, 3 not reproduced, 4 inconclusive, 1 failed or cancelled.
+ */
+CTEST(follow_exit_status_tells_the_verdict)
+{
+	static const struct {
+		const char	*bisection;
+		int		 status;
+	} cases[] = {
+		{ "{'id':4,'state':'done','verdict':'not-reproduced',"
+		    "'samples':12}", 3 },
+		{ "{'id':4,'state':'done','verdict':'inconclusive',"
+		    "'samples':80}", 4 },
+		{ "{'id':4,'state':'failed'}", 1 },
+		{ "{'id':4,'state':'cancelled'}", 1 },
+	};
+	char text[256];
+	size_t i;
+
+	for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		start(FAKESRV_AT_ONCE);
+		snprintf(text, sizeof(text), "{'ok':true,'bisection':%s}",
+		    cases[i].bisection);
+		reply("status", text);
+		serve();
+		CTL("status", "4", "--follow");
+		cr_expect_eq(o.status, cases[i].status, "%s: %d, stderr: %s",
+		    cases[i].bisection, o.status, o.err);
+		fakesrv_release(&fs);
+	}
+}
+
+/* Issue 38: bisect --wait prints the new id, then follows it to its end. */
+CTEST(bisect_wait_follows_with_the_same_exit_status)
+{
+	json_t *r;
+
+	start(FAKESRV_AT_ONCE);
+	reply("bisect", "{'ok':true,'bisection':4,'existing':false}");
+	reply("status", "{'ok':true,'bisection':{'id':4,'state':'done',"
+	    "'verdict':'not-reproduced','samples':12}}");
+	serve();
+	CTL("bisect", "--good", "v1", "--bad", "v2", "--benchmark", "b",
+	    "--metric", "m", "--wait");
+	cr_expect_eq(o.status, 3, "stderr: %s", o.err);
+	expect_out("#4 done: not reproduced");
+	r = sent("bisect");
+	cr_expect_null(json_object_get(r, "wait"), "--wait is bisectctl's own");
+	json_decref(r);
+	r = sent("status");
+	cr_expect_eq(json_integer_value(json_object_get(r, "bisection")), 4);
+	json_decref(r);
+}

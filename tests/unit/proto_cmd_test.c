@@ -135,7 +135,14 @@ Test(proto_cmd, check_names_the_field)
 		    "hosts: field group must be a string" },
 		{ PROTO_CMD_HOSTS, "{}", 0, 0, "" },
 		{ PROTO_CMD_STATUS, "{}", 0, 0, "" },
-		{ PROTO_CMD_PING, "{\"anything\":[1]}", 0, 0, "" },
+		/* Issue 38: an unknown field is refused, the request's id not. */
+		{ PROTO_CMD_PING, "{\"anything\":[1]}", -EINVAL,
+		    PROTO_E_INVALID_ARGUMENT, "ping: unknown field anything" },
+		{ PROTO_CMD_STATUS, "{\"id\":\"4\"}", 0, 0, "" },
+		{ PROTO_CMD_BISECT, "{\"good\":[\"a\"],\"bad\":\"x\","
+		    "\"benchmark\":\"b\",\"metric\":\"m\",\"max_samples\":3}",
+		    -EINVAL, PROTO_E_INVALID_ARGUMENT,
+		    "max_samples: must be between 6 and 1000000" },
 		{ PROTO_CMD_SAMPLES, "{\"bisection\":4,\"commit\":\"ab\"}", 0,
 		    0, "" },
 	};
