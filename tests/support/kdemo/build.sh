@@ -17,6 +17,16 @@ jobs=${6:-$(nproc)}
 src=$work/linux
 obj=$work/obj
 
+# With LEDGER set, one line per build for the demo's closing count:
+# "build HOST COMMIT SECONDS EXIT".
+began=$(date +%s)
+trap 'rc=$?; [ -z "${LEDGER:-}" ] || echo "build ${HOST:-?} $commit $(($(date +%s) - began)) $rc" >>"$LEDGER"' EXIT
+
+# One build at a time in the host's clone and object directory.
+mkdir -p "$work"
+exec 9>>"$work/build.lock"
+flock 9
+
 if [ ! -d "$src/.git" ]; then
 	git clone -q --shared --no-checkout "$repo" "$src"
 fi

@@ -10,7 +10,7 @@ set -eu
 
 tarball=${1:?usage: history.sh TARBALL DEST [SPIN]}
 dest=${2:?usage: history.sh TARBALL DEST [SPIN]}
-spin=${3:-64}
+spin=${3:-32}
 n=0
 
 mkdir -p "$dest"

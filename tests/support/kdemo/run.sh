@@ -16,23 +16,26 @@ accel_file=${4:?}
 timeout_s=${5:-120}
 short=$(printf '%.12s' "$commit")
 log=$(mktemp "${TMPDIR:-/tmp}/kdemo-console.XXXXXX")
-trap 'rm -f "$log"' EXIT
+# With LEDGER set, one line per boot for the demo's closing count:
+# "run HOST COMMIT SECONDS EXIT".
+began=$(date +%s)
+trap 'rc=$?; rm -f "$log"; [ -z "${LEDGER:-}" ] || echo "run ${HOST:-?} $commit $(($(date +%s) - began)) $rc" >>"$LEDGER"' EXIT
 
 # Boots once with accelerator $1 and deadline $2; the console goes to $log.
 boot() {
 	cpu=max
 	[ "$1" = kvm ] && cpu=host
 	timeout -k 5 "$2" qemu-system-x86_64 -accel "$1" -cpu "$cpu" \
-	    -m 128M -smp 1 -kernel "$kernel" -initrd "$initrd" \
+	    -m 128M -smp 1 -nic none -kernel "$kernel" -initrd "$initrd" \
 	    -append "console=ttyS0 quiet panic=-1" \
 	    -nographic -no-reboot </dev/null >"$log" 2>&1 || true
-	grep -q '^BISECTD-BENCH {' "$log"
+	grep -q 'BISECTD-BENCH {' "$log"
 }
 
 exec 9>>"$accel_file.lock"
 flock 9
 if [ ! -s "$accel_file" ]; then
-	if [ -r /dev/kvm ] && [ -w /dev/kvm ] && boot kvm 30; then
+	if [ -r /dev/kvm ] && [ -w /dev/kvm ] && boot kvm 20; then
 		echo kvm >"$accel_file"
 	elif boot tcg "$timeout_s"; then
 		echo tcg >"$accel_file"
@@ -50,7 +53,7 @@ if ! boot "$accel" "$timeout_s"; then
 	tail -n 20 "$log" | tr -d '\r' >&2
 	exit 75
 fi
-release=$(tr -d '\r' <"$log" | sed -n 's/^BISECTD-BENCH release //p' | head -n 1)
+release=$(tr -d '\r' <"$log" | sed -n 's/.*BISECTD-BENCH release \([^ ]*\).*/\1/p' | head -n 1)
 case $release in
 *-g"$short"|*-g"$short"-dirty)
 	;;
@@ -60,4 +63,4 @@ case $release in
 	;;
 esac
 echo "booted $release under $accel"
-tr -d '\r' <"$log" | sed -n 's/^BISECTD-BENCH \({.*}\)$/\1/p' | tail -n 1
+tr -d '\r' <"$log" | sed -n 's/.*BISECTD-BENCH \({[^}]*}\).*/\1/p' | tail -n 1
