@@ -78,6 +78,15 @@ start_daemon
 bisect_follow --good "$good" --bad "$bad" --benchmark getppid \
     --metric getppid_cycles --group lab
 expect_culprit "$planted"
+
+# The run step must refuse a kernel built for another commit.
+kgood=box1/work/kernels/$(printf '%.12s' "$good")/bzImage
+say "sh run.sh $kgood initramfs.cpio $bad ...   # good's kernel as bad's"
+rc=0
+sh "$kd/run.sh" "$tmp/$kgood" "$tmp/initramfs.cpio" "$bad" "$tmp/accel" 120 ||
+    rc=$?
+[ "$rc" = 1 ] || fail "run.sh exited $rc, not 1, for good's kernel as bad's"
+echo "refused: the booted kernel's release does not name the commit"
 samples=$("$bisectctl" --json status "$bisection" |
     sed -n 's/.*"samples": *\([0-9]*\).*/\1/p')
 stop_daemon
