@@ -10,15 +10,38 @@ sock=$tmp/run/bisectd.sock
 pid=
 sshd_pids=
 
-# Stops bisectd and the sshds and removes the temp directory (KEEP=1 keeps it).
+# Every process below process $1: on a host, the steps a session started.
+descendants() {
+	for c in $(ps -o pid= --ppid "$1" 2>/dev/null); do
+		echo "$c"
+		descendants "$c"
+	done
+}
+
+# Stops bisectd, the steps still running on the hosts (a build or a QEMU
+# boot outlives its SSH session) and the sshds, and removes the temp
+# directory (KEEP=1 keeps it).
 cleanup() {
+	steps=
+	for p in $sshd_pids; do
+		steps="$steps $(descendants "$p")"
+	done
 	if [ -n "$pid" ] && kill -0 "$pid" 2>/dev/null; then
 		kill -TERM "$pid" 2>/dev/null || true
 		wait "$pid" 2>/dev/null || true
 	fi
-	for p in $sshd_pids; do
+	for p in $steps $sshd_pids; do
 		kill -TERM "$p" 2>/dev/null || true
+	done
+	for p in $sshd_pids; do
 		wait "$p" 2>/dev/null || true
+	done
+	for p in $steps; do
+		tries=0
+		while kill -0 "$p" 2>/dev/null && [ "$tries" -lt 50 ]; do
+			sleep 0.1
+			tries=$((tries + 1))
+		done
 	done
 	if [ -n "${KEEP:-}" ]; then
 		echo "kept $tmp"
