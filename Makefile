@@ -16,6 +16,9 @@ DEB_PKGS  = pkg-config gcc make git libgit2-dev libssh2-1-dev libsqlite3-dev \
 # make test also renders the HTML report in a real browser, and runs the
 # fuzz targets (tests/fuzz/) built with clang.
 TEST_DEB_PKGS = chromium clang
+# make demo-kernel builds Debian's kernel source and boots it in QEMU.
+KDEMO_DEB_PKGS = linux-source-6.1 qemu-system-x86 ccache flex bison bc \
+            libelf-dev cpio xz-utils libc6-dev perl
 
 WARN    = -Wall -Wextra -Werror -Wformat=2 -Wshadow -Wmissing-prototypes \
           -Wstrict-prototypes -Wpointer-arith -Wvla
@@ -48,7 +51,7 @@ TEST_OBJ = $(TEST_SRC:%.c=$(BUILD)/asan/%.o)
 
 ALL_CFLAGS = $(CSTD) $(WARN) $(INCS) $(PKG_CFLAGS) -MMD -MP
 
-.PHONY: all deps test-deps test layering demo install clean bench bench-graph bench-sim bench-remote \
+.PHONY: all deps test-deps test layering demo demo-kernel demo-kernel-deps install clean bench bench-graph bench-sim bench-remote \
         bench-fetch bench-sweep check-deps check-docs check-unit docs fuzz fuzz-build
 
 all: deps $(BUILD)/bisectd $(BUILD)/bisectctl
@@ -155,6 +158,12 @@ check-unit: $(BUILD)/bisectd.service
 
 demo: all
 	@sh tests/support/demo.sh $(abspath $(BUILD)) $(CURDIR)
+
+demo-kernel-deps:
+	@sh tests/support/deps.sh $(KDEMO_DEB_PKGS)
+
+demo-kernel: all demo-kernel-deps
+	@sh tests/support/demo-kernel.sh $(abspath $(BUILD)) $(CURDIR)
 
 # Each benchmark brings its own tests/bench/NAME.mk with a bench-NAME target.
 -include $(wildcard tests/bench/*.mk)
