@@ -373,8 +373,9 @@ confirm_row(struct bisection *b, struct confirm_rows *out, int64_t id,
 	memset(row, 0, sizeof(*row));
 	row->group = confirm_keep(out, xstrdup(group));
 	row->bisection = id;
-	row->runs = runs.n;
 	confirm_judge(&rp, pv.v, pv.n, cv.v, cv.n, finished, &row->effect);
+	/* The own group's bisection ran other commits too. */
+	row->runs = id == b->id ? pv.n + cv.n : runs.n;
 	out->hosts[out->n++] = runs.hosts ? runs.hosts : xstrdup("");
 	free(pv.v);
 	free(cv.v);
