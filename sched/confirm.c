@@ -238,6 +238,22 @@ confirm_wait(struct sched *s, struct bisection *b)
 }
 
 void
+confirm_cancel_children(struct sched *s, struct bisection *b)
+{
+	struct confirm_list l;
+	struct bd_error err;
+	size_t i;
+
+	confirm_list(s, b->id, NULL, &l);
+	for (i = 0; i < l.n; i++)
+		if (confirm_running(l.v[i].state) &&
+		    sched_cancel(s, l.v[i].id, &err) < 0)
+			log_debug("bisection %" PRId64 ": child %" PRId64 ": %s",
+			    b->id, l.v[i].id, err.msg);
+	confirm_list_free(&l);
+}
+
+void
 confirm_child_ended(struct sched *s, struct bisection *child)
 {
 	struct bisection *b;

@@ -34,6 +34,8 @@ struct sched;
  * running, so the verdict waits, 0 when the verdict can be stored now.
  */
 int	confirm_wait(struct sched *s, struct bisection *b);
+/* A cancelled bisection's confirmations are cancelled with it. */
+void	confirm_cancel_children(struct sched *s, struct bisection *b);
 /* A child ended: its parent concludes, or its report is rewritten. */
 void	confirm_child_ended(struct sched *s, struct bisection *child);
 /*

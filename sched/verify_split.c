@@ -317,6 +317,7 @@ verify_cancel_children(struct sched *s, struct bisection *b)
 	struct bd_error err;
 	size_t i;
 
+	confirm_cancel_children(s, b);
 	if (b->verify == NULL)
 		return;
 	for (i = 0; i < b->verify->nchild; i++)
