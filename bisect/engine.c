@@ -166,16 +166,7 @@ engine_init(struct engine *e, const struct graph *g,
 	for (i = 0; i < n; i++)
 		v->logprior[i] = p->prior == NULL ? 0 :
 		    p->prior[i] > 0 ? log(p->prior[i]) : -INFINITY;
-	v->rp.min_per_side = p->repro_min;
-	v->rp.max_per_side = p->repro_max;
-	v->rp.growth = p->repro_growth;
-	v->rp.alpha = p->repro_alpha;
-	v->rp.beta = p->repro_beta;
-	v->rp.effect = p->repro_effect;
-	v->rp.gap = p->repro_gap;
-	v->rp.min_change = p->min_change;
-	v->rp.price_min_change = p->null_min_change;
-	v->rp.passfail = p->metric == ENGINE_PASSFAIL;
+	engine_repro_params(p, &v->rp);
 	v->nlooks = repro_schedule(&v->rp, v->looks, REPRO_MAX_LOOKS);
 	v->phase = ENGINE_PHASE_REPRO;
 	v->llr_cap = log((1 - p->contamination) / p->contamination);
@@ -854,4 +845,21 @@ engine_update(struct engine *e)
 	engine_repro_shared(e);
 	engine_exist_step(e);
 	v->itab_dirty = 1;
+}
+
+/* The reproduction check's parameters, also for confirmation elsewhere. */
+void
+engine_repro_params(const struct engine_params *p, struct repro_params *rp)
+{
+	memset(rp, 0, sizeof(*rp));
+	rp->min_per_side = p->repro_min;
+	rp->max_per_side = p->repro_max;
+	rp->growth = p->repro_growth;
+	rp->alpha = p->repro_alpha;
+	rp->beta = p->repro_beta;
+	rp->effect = p->repro_effect;
+	rp->gap = p->repro_gap;
+	rp->min_change = p->min_change;
+	rp->price_min_change = p->null_min_change;
+	rp->passfail = p->metric == ENGINE_PASSFAIL;
 }

@@ -221,6 +221,12 @@ struct engine {
 
 /* Fills the defaults documented in docs/statistics.md. */
 void	engine_params_default(struct engine_params *p);
+/*
+ * The endpoint check's parameters from p: the same sequential test and
+ * min_change judge a culprit confirmed on another host group.
+ */
+void	engine_repro_params(const struct engine_params *p,
+	    struct repro_params *rp);
 
 /* The defaults of the staged engine (before issue 15), for comparison. */
 void	engine_params_staged(struct engine_params *p);

@@ -660,6 +660,7 @@ report_write_ctx(FILE *fp, const struct report_summary *ctx)
 	free(subject);
 	report_verify_write_flags(fp, in);
 	report_write_lead(fp, ctx);
+	report_confirm_write_headline(fp, in);
 	report_mail_write_tags(fp, ctx);
 	report_write_testcase(fp, in);
 	report_also_write(fp, ctx);
@@ -667,6 +668,7 @@ report_write_ctx(FILE *fp, const struct report_summary *ctx)
 	if (in->kind == REPORT_INCONCLUSIVE)
 		report_write_candidates(fp, in);
 	report_verify_write(fp, in);
+	report_confirm_write(fp, in);
 	if (in->kind == REPORT_NOT_REPRODUCED)
 		report_write_distributions(fp, ctx);
 	report_touched_write(fp, ctx);

@@ -23,6 +23,7 @@
 
 #include <jansson.h>
 
+#include "bisect/confirm.h"
 #include "common/error.h"
 
 enum report_kind {
@@ -273,6 +274,13 @@ struct report_input {
 	const struct report_verification *verification;
 
 	/*
+	 * The culprit measured on other host groups (bisect/confirm.h), the
+	 * culprit's own group first; none: no confirmation section.
+	 */
+	const struct report_confirm *confirm;
+	size_t			 n_confirm;
+
+	/*
 	 * A bisection a sweep started (sweep NULL: none): the sweep, the
 	 * previous and the new swept ref (good and bad), how many of
 	 * total_samples it measured (shown in the cost line), and the other
@@ -507,6 +515,15 @@ void	report_metric_label(char *buf, size_t len, const char *benchmark,
 	    const char *metric);
 /* "a", or "an" before a number read eight..., eleven or eighteen. */
 const char *report_article(const char *phrase);
+
+/* ---- other machine kinds (report_confirm.c) ---- */
+
+/* "It reproduces on 2 of 3 machine kinds (...)." under the lead. */
+void	report_confirm_write_headline(FILE *fp, const struct report_input *in);
+/* The per-group table; nothing without rows. */
+void	report_confirm_write(FILE *fp, const struct report_input *in);
+/* The same as a JSON object (new reference), or NULL without rows. */
+json_t	*report_confirm_json(const struct report_input *in);
 
 /* ---- verification (report_verify.c) ---- */
 

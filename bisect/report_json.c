@@ -298,6 +298,8 @@ report_json_ctx(const struct report_summary *ctx)
 	if (in->verification != NULL)
 		json_object_set_new(o, "verification",
 		    report_verify_json(in));
+	if (in->n_confirm > 0)
+		json_object_set_new(o, "confirmation", report_confirm_json(in));
 	json_object_set_new(o, "touched_functions", report_touched_json(in));
 	json_object_set_new(o, "branch", report_json_str(in->branch));
 	json_object_set_new(o, "repo_url", report_json_str(in->repo_url));

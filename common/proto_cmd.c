@@ -60,6 +60,14 @@ static const struct proto_cmd_field proto_cmd_id_fields[] = {
 	{ .name = NULL }
 };
 
+static const struct proto_cmd_field proto_cmd_verify_fields[] = {
+	{ .name = "bisection", .type = PROTO_T_INTEGER, .required = 1,
+	    .arg = "ID", .range = PROTO_R_ID },
+	{ .name = "on", .type = PROTO_T_STRING, .required = 1,
+	    .arg = "--on" },
+	{ .name = NULL }
+};
+
 static const struct proto_cmd_field proto_cmd_samples_fields[] = {
 	{ .name = "bisection", .type = PROTO_T_INTEGER, .required = 1,
 	    .arg = "ID", .range = PROTO_R_ID,
@@ -146,6 +154,11 @@ const struct proto_cmd proto_cmd_table[PROTO_CMD_COUNT] = {
 	    .flags = PROTO_CMD_STATE_CHANGING,
 	    .fields = proto_cmd_id_fields, .usage = "ID",
 	    .help = "stop a bisection and its remote work" },
+	[PROTO_CMD_VERIFY] = { .name = "verify",
+	    .flags = PROTO_CMD_STATE_CHANGING,
+	    .fields = proto_cmd_verify_fields, .usage = "ID --on GROUP",
+	    .help = "measure a bisection's culprit against its parent on "
+	    "another host group" },
 	[PROTO_CMD_LOG] = { .name = "log",
 	    .fields = proto_cmd_id_fields, .usage = "ID",
 	    .help = "the bisection as `git bisect log` lines" },

@@ -88,6 +88,7 @@ config_benchmark_release(struct config_benchmark *b)
 	free(b->compiler);
 	free(b->params);
 	free(b->describe);
+	free(b->confirm_groups);
 	for (i = 0; i < b->nmetrics; i++)
 		free(b->metrics[i].name);
 	free(b->metrics);
@@ -102,6 +103,7 @@ config_sweep_release(struct config_sweep *w)
 	free(w->group);
 	free(w->tag_pattern);
 	free(w->start);
+	free(w->confirm_groups);
 }
 
 void

@@ -162,6 +162,8 @@ struct config_benchmark {
 	char		*compiler;
 	char		*params;
 	char		*describe;
+	/* Host groups the culprit is confirmed on, blank-separated; NULL. */
+	char		*confirm_groups;
 	int		 line;
 };
 
@@ -196,6 +198,7 @@ struct config_sweep {
 	struct config_schedule schedule;
 	int		 priority;		/* of the bisections it starts */
 	char		*start;			/* first ref swept; NULL: after the newest */
+	char		*confirm_groups;	/* blank-separated; NULL: the benchmark's */
 	int		 line;
 };
 
@@ -420,6 +423,8 @@ int	config_yaml_check(const char *text, size_t len, struct bd_error *err);
 /* enum config_host_role bits of all hosts in group; 0 when it has none.
  * A group a lab serves can do both. */
 unsigned	config_group_roles(const struct config *cfg, const char *group);
+/* Whether a blank-separated list of names (confirm_groups) holds word. */
+int		config_names_contain(const char *list, const char *word);
 
 /*
  * Effective configuration as JSON, defaults included; caller owns the

@@ -196,6 +196,8 @@ int	config_value_string(const struct config_ctx *, const struct config_key *,
 	    void *, const char *, struct bd_error *);
 int	config_value_paths(const struct config_ctx *, const struct config_key *,
 	    void *, const char *, struct bd_error *);
+int	config_value_names(const struct config_ctx *, const struct config_key *,
+	    void *, const char *, struct bd_error *);
 int	config_value_path(const struct config_ctx *, const struct config_key *,
 	    void *, const char *, struct bd_error *);
 int	config_value_name(const struct config_ctx *, const struct config_key *,

@@ -165,6 +165,7 @@ static const struct {
 	{ config_value_string, config_json_string, "" },
 	{ config_value_path, config_json_string, "" },
 	{ config_value_paths, config_json_string, "" },
+	{ config_value_names, config_json_string, "" },
 	{ config_value_name, config_json_string, "" },
 	{ config_value_address, config_json_string, "" },
 	{ config_value_uint, config_json_uint, "" },

@@ -60,6 +60,7 @@ static const struct {
 	{ config_value_string, "text" },
 	{ config_value_path, "path" },
 	{ config_value_paths, "paths" },
+	{ config_value_names, "names" },
 	{ config_value_name, "name" },
 	{ config_value_address, "address" },
 	{ config_value_uint, "number" },

@@ -255,6 +255,12 @@ static const struct config_key config_benchmark_keys[] = {
 	    "shows as the test machine (e.g. nproc; lscpu | sed -n "
 	    "'s/^Model name: *//p'); kept in the database until the command "
 	    "changes."),
+	KEY(config_benchmark, confirm_groups, names, 0, 0, 0, NULL, LIVE,
+	    "Host groups, blank-separated, on which a culprit found on "
+	    "another group is measured against its parent once it is named, "
+	    "with the reproduction check's test and min_change; the report "
+	    "gives each group's verdict (changed, unchanged or unclear) and "
+	    "effect."),
 };
 
 /*
@@ -292,6 +298,10 @@ static const struct config_key config_sweep_keys[] = {
 	KEY(config_sweep, start, string, 0, 0, 0, NULL, LIVE,
 	    "First ref swept; unset, the newest matching ref is the first "
 	    "baseline and only later ones are swept."),
+	KEY(config_sweep, confirm_groups, names, 0, 0, 0, NULL, LIVE,
+	    "Host groups on which the culprits of its bisections are "
+	    "confirmed, as the benchmark's confirm_groups, which it "
+	    "replaces."),
 };
 
 _Static_assert(CONFIG_NITEMS(config_daemon_keys) <= CONFIG_MAX_KEYS &&

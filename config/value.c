@@ -185,6 +185,64 @@ config_value_paths(const struct config_ctx *ctx, const struct config_key *key,
 	return 0;
 }
 
+/*
+ * Blank-separated names (host groups), each valid as a name and listed
+ * once, stored with one blank between them.
+ */
+int
+config_value_names(const struct config_ctx *ctx, const struct config_key *key,
+    void *base, const char *value, struct bd_error *err)
+{
+	char *copy, *word, *save = NULL, *out = NULL, *t;
+	int rc = 0;
+
+	(void)ctx;
+	copy = xstrdup(value);
+	for (word = strtok_r(copy, " \t", &save); word != NULL;
+	    word = strtok_r(NULL, " \t", &save)) {
+		if (!config_name_valid(word)) {
+			rc = bd_error_set(err, -EINVAL, "invalid name '%s' (up "
+			    "to %d letters, digits, '.', '_' or '-')", word,
+			    CONFIG_NAME_MAX);
+			goto out;
+		}
+		if (out != NULL && config_names_contain(out, word)) {
+			rc = bd_error_set(err, -EINVAL, "'%s' listed twice",
+			    word);
+			goto out;
+		}
+		xasprintf(&t, "%s%s%s", out ? out : "", out ? " " : "", word);
+		free(out);
+		out = t;
+	}
+	if (out == NULL) {
+		rc = bd_error_set(err, -EINVAL, "no name in value");
+		goto out;
+	}
+	config_set_string(base, key, out);
+	out = NULL;
+out:
+	free(out);
+	free(copy);
+	return rc;
+}
+
+/* Whether the blank-separated list holds word. */
+int
+config_names_contain(const char *list, const char *word)
+{
+	size_t n = strlen(word);
+	const char *p = list;
+
+	while ((p = strstr(p, word)) != NULL) {
+		if ((p == list || p[-1] == ' ') && (p[n] == ' ' ||
+		    p[n] == '\0'))
+			return 1;
+		p += n;
+	}
+	return 0;
+}
+
 int
 config_value_name(const struct config_ctx *ctx, const struct config_key *key,
     void *base, const char *value, struct bd_error *err)

@@ -116,6 +116,7 @@ static const struct ctlside ctl_sides[PROTO_CMD_COUNT] = {
 	    .session = session_status, .local = status_local },
 	[PROTO_CMD_LIST] = { .print = print_list },
 	[PROTO_CMD_CANCEL] = { .print = print_cancel },
+	[PROTO_CMD_VERIFY] = { .print = print_verify },
 	[PROTO_CMD_LOG] = { .print = print_log },
 	[PROTO_CMD_SAMPLES] = { .print = print_samples },
 	[PROTO_CMD_REPORT] = { .print = print_report,

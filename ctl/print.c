@@ -362,6 +362,17 @@ print_cancel(FILE *out, const json_t *r, const json_t *req,
 		    "cancel\n", num(req, "bisection"));
 }
 
+/* Where the culprit is being measured, and how to follow it. */
+void
+print_verify(FILE *out, const json_t *r, const json_t *req, unsigned flags)
+{
+	(void)flags;
+	fprintf(out, "bisection %lld: the culprit is %s measured on group %s "
+	    "as bisection %lld\n", num(req, "bisection"),
+	    json_is_true(json_object_get(r, "existing")) ? "already" : "now",
+	    str(req, "on"), num(r, "child"));
+}
+
 /* Lines as is, so the output can be fed to `git bisect replay`. */
 void
 print_log(FILE *out, const json_t *r, const json_t *req, unsigned flags)

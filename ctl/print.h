@@ -42,6 +42,7 @@ print_fn	print_bisect;
 print_fn	print_status;	/* one bisection, or the list */
 print_fn	print_list;
 print_fn	print_cancel;
+print_fn	print_verify;
 print_fn	print_log;
 print_fn	print_samples;
 print_fn	print_drain;		/* drain and undrain */

@@ -52,8 +52,8 @@ static const char html_style[] =
  * shown as '?', as bisectctl's text output shows it: C0 controls other
  * than newline and tab, DEL, and the C1 controls in UTF-8.
  */
-static void
-html_esc(FILE *fp, const char *s)
+void
+report_html_esc(FILE *fp, const char *s)
 {
 	size_t left = s != NULL ? strlen(s) : 0;
 	int n;
@@ -176,11 +176,11 @@ html_axes(FILE *fp, const struct html_frame *f, const char *xlabel,
 	    "height=\"%d\"/>", x0, y0, x1 - x0, y1 - y0);
 	fprintf(fp, "<text class=\"label\" x=\"%d\" y=\"%d\" "
 	    "text-anchor=\"middle\">", (x0 + x1) / 2, HTML_PLOT_H - 8);
-	html_esc(fp, xlabel);
+	report_html_esc(fp, xlabel);
 	fprintf(fp, "</text><text class=\"label\" x=\"14\" y=\"%d\" "
 	    "text-anchor=\"middle\" transform=\"rotate(-90 14 %d)\">",
 	    (y0 + y1) / 2, (y0 + y1) / 2);
-	html_esc(fp, ylabel);
+	report_html_esc(fp, ylabel);
 	fputs("</text>", fp);
 }
 
@@ -188,7 +188,7 @@ static void
 html_svg_open(FILE *fp, const char *id, const char *title)
 {
 	fprintf(fp, "<h2>");
-	html_esc(fp, title);
+	report_html_esc(fp, title);
 	fprintf(fp, "</h2>\n<svg id=\"%s\" xmlns=\"http://www.w3.org/2000/svg\" "
 	    "width=\"%d\" height=\"%d\" viewBox=\"0 0 %d %d\" role=\"img\">",
 	    id, HTML_PLOT_W, HTML_PLOT_H, HTML_PLOT_W, HTML_PLOT_H);
@@ -199,7 +199,7 @@ html_point(FILE *fp, double x, double y, const char *cls, const char *tip)
 {
 	fprintf(fp, "<circle class=\"s-%s\" cx=\"%.1f\" cy=\"%.1f\" r=\"3.5\">"
 	    "<title>", cls, x, y);
-	html_esc(fp, tip);
+	report_html_esc(fp, tip);
 	fputs("</title></circle>", fp);
 }
 
@@ -396,7 +396,7 @@ html_commit(FILE *fp, const json_t *rep, const char *sha, int len)
 	snprintf(shortsha, sizeof(shortsha), "%.*s", len, sha ? sha : "");
 	if (tmpl == NULL || sha == NULL || *sha == '\0') {
 		fputs("<code>", fp);
-		html_esc(fp, shortsha);
+		report_html_esc(fp, shortsha);
 		fputs("</code>", fp);
 		return;
 	}
@@ -404,13 +404,13 @@ html_commit(FILE *fp, const json_t *rep, const char *sha, int len)
 	for (; (at = strstr(tmpl, "{sha}")) != NULL; tmpl = at + 5) {
 		char *part = xstrndup(tmpl, (size_t)(at - tmpl));
 
-		html_esc(fp, part);
-		html_esc(fp, sha);
+		report_html_esc(fp, part);
+		report_html_esc(fp, sha);
 		free(part);
 	}
-	html_esc(fp, tmpl);
+	report_html_esc(fp, tmpl);
 	fputs("\"><code>", fp);
-	html_esc(fp, shortsha);
+	report_html_esc(fp, shortsha);
 	fputs("</code></a>", fp);
 }
 
@@ -461,7 +461,7 @@ html_table(FILE *fp, const json_t *rep, const json_t *cmp)
 		    html_num(json_object_get(r, "change")),
 		    html_num(json_object_get(h, "mean")),
 		    html_num(json_object_get(h, "stddev_percent")));
-		html_esc(fp, html_str(r, "metric"));
+		report_html_esc(fp, html_str(r, "metric"));
 		if (json_is_true(json_object_get(r, "touched")))
 			fputs(" (touched by the culprit)", fp);
 		fputs("</td></tr>\n", fp);
@@ -479,7 +479,7 @@ html_parents(FILE *fp, const json_t *rep)
 		fputs("<dt>parent</dt><dd>", fp);
 		html_commit(fp, rep, html_str(p, "sha"), 40);
 		fputs(" ", fp);
-		html_esc(fp, html_str(p, "subject"));
+		report_html_esc(fp, html_str(p, "subject"));
 		fputs("</dd>", fp);
 	}
 }
@@ -513,7 +513,7 @@ html_verification(FILE *fp, const json_t *rep)
 		    "is byte-identical to its parent's</dd>", fp);
 	json_array_foreach(json_object_get(v, "suspicious"), i, s) {
 		fputs("<dt>suspicious</dt><dd class=\"warn\">", fp);
-		html_esc(fp, json_string_value(s));
+		report_html_esc(fp, json_string_value(s));
 		fputs("</dd>", fp);
 	}
 }
@@ -528,30 +528,30 @@ html_summary(FILE *fp, const json_t *rep)
 
 	fputs("<dl>", fp);
 	fputs("<dt>verdict</dt><dd>", fp);
-	html_esc(fp, html_str(rep, "kind"));
+	report_html_esc(fp, html_str(rep, "kind"));
 	fputs("</dd><dt>benchmark</dt><dd>", fp);
-	html_esc(fp, html_str(rep, "benchmark"));
+	report_html_esc(fp, html_str(rep, "benchmark"));
 	fputs("</dd><dt>metric</dt><dd>", fp);
-	html_esc(fp, html_str(rep, "metric"));
+	report_html_esc(fp, html_str(rep, "metric"));
 	fputs("</dd><dt>change</dt><dd>", fp);
-	html_esc(fp, html_str(head, "text"));
+	report_html_esc(fp, html_str(head, "text"));
 	fputs("</dd>", fp);
 	if (culprit != NULL) {
 		fputs("<dt>culprit</dt><dd>", fp);
 		html_commit(fp, rep, html_str(culprit, "sha"), 40);
 		fputs(" ", fp);
-		html_esc(fp, html_str(culprit, "subject"));
+		report_html_esc(fp, html_str(culprit, "subject"));
 		fputs("</dd>", fp);
 		html_parents(fp, rep);
 	}
 	html_verification(fp, rep);
 	if ((sweep = json_object_get(rep, "sweep")) != NULL) {
 		fputs("<dt>sweep</dt><dd>", fp);
-		html_esc(fp, html_str(sweep, "name"));
+		report_html_esc(fp, html_str(sweep, "name"));
 		fputs(", ", fp);
-		html_esc(fp, html_str(sweep, "prev_ref"));
+		report_html_esc(fp, html_str(sweep, "prev_ref"));
 		fputs(" to ", fp);
-		html_esc(fp, html_str(sweep, "ref"));
+		report_html_esc(fp, html_str(sweep, "ref"));
 		fputs("</dd>", fp);
 	}
 	fprintf(fp, "<dt>confidence</dt><dd>%.1f%%</dd>"
@@ -594,7 +594,7 @@ html_text(FILE *fp, const char *text)
 			title = prev + strspn(prev, " ");
 			fputs("        (plot: ", fp);
 			line = xstrndup(title, strcspn(title, "\n"));
-			html_esc(fp, line);
+			report_html_esc(fp, line);
 			free(line);
 			fputs(", drawn above)\n", fp);
 			/* Skip to the legend line, "[*] ...", or a blank. */
@@ -611,7 +611,7 @@ html_text(FILE *fp, const char *text)
 		}
 		if (prev != NULL) {
 			line = xstrndup(prev, strcspn(prev, "\n"));
-			html_esc(fp, line);
+			report_html_esc(fp, line);
 			fputc('\n', fp);
 			free(line);
 		}
@@ -620,7 +620,7 @@ html_text(FILE *fp, const char *text)
 	}
 	if (prev != NULL) {
 		line = xstrndup(prev, strcspn(prev, "\n"));
-		html_esc(fp, line);
+		report_html_esc(fp, line);
 		if (prev[strcspn(prev, "\n")] == '\n')
 			fputc('\n', fp);
 		free(line);
@@ -651,9 +651,9 @@ report_html_render(const json_t *rep, const char *text, char **out,
 		return bd_error_set(err, -ENOMEM, "cannot open a memory stream");
 	fputs("<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">"
 	    "<title>", fp);
-	html_esc(fp, html_str(rep, "subject"));
+	report_html_esc(fp, html_str(rep, "subject"));
 	fprintf(fp, "</title><style>%s</style></head><body>\n<h1>", html_style);
-	html_esc(fp, html_str(rep, "subject"));
+	report_html_esc(fp, html_str(rep, "subject"));
 	fputs("</h1>\n", fp);
 	html_summary(fp, rep);
 	html_value_range(samples, good, bad, &lo, &hi);
@@ -664,6 +664,7 @@ report_html_render(const json_t *rep, const char *text, char **out,
 	}
 	if (json_array_size(good) + json_array_size(bad) > 0)
 		html_plot_endpoints(fp, rep, good, bad, lo, hi);
+	report_html_confirm(fp, rep);
 	html_table(fp, rep, json_object_get(rep, "comparison"));
 	if (text != NULL) {
 		fputs("<h2>Report</h2>\n<pre>", fp);

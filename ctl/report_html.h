@@ -23,4 +23,14 @@
 int	report_html_render(const json_t *report, const char *text, char **out,
 	    struct bd_error *err);
 
+/* For the page's parts (report_html_confirm.c): text as HTML text. */
+#include <stdio.h>
+void	report_html_esc(FILE *fp, const char *s);
+/*
+ * The culprit's effect on each confirmed host group side by side, one
+ * column a group, each with its interval drawn on one shared scale;
+ * nothing without a "confirmation" object.
+ */
+void	report_html_confirm(FILE *fp, const json_t *report);
+
 #endif

@@ -10,6 +10,7 @@
 #include "daemon/mail.h"
 #include "common/log.h"
 #include "daemon/reporter.h"
+#include "sched/confirm.h"
 #include "daemon/reporter_tested.h"
 #include "sched/verify.h"
 #include "repo/mirror.h"
@@ -44,6 +45,7 @@ struct reporter_data {
 	size_t			 base_runs, head_runs;
 	struct reporter_tested	 tested;
 	struct mail		 mail;
+	struct confirm_rows	 confirm;	/* other host groups */
 };
 
 /*
@@ -295,6 +297,7 @@ rd_release(struct reporter_data *rd)
 	free(rd->swept);
 	free(rd->hosts);
 	reporter_tested_release(&rd->tested);
+	confirm_rows_release(&rd->confirm);
 	json_decref(rd->origin);
 	mail_release(&rd->mail);
 }
@@ -554,6 +557,7 @@ reporter_gather(struct store *st, const struct config *cfg,
 		in->branch = rd_branch_of(rd, cfg, repo, in->bad_rev);
 	reporter_tested_fill(&rd->tested, in, st, cfg, bc, b->rec.group,
 	    rd->hosts, rd->nhosts);
+	reporter_tested_confirm(&rd->tested, &rd->confirm, in, st, bc, b);
 }
 
 static void

@@ -12,6 +12,7 @@
 #include "common/xmalloc.h"
 #include "daemon/reporter_tested.h"
 #include "remote/quote.h"
+#include "sched/confirm.h"
 #include "store/store.h"
 
 /* Keeps s until the release; returns it. */
@@ -381,4 +382,30 @@ reporter_tested_release(struct reporter_tested *t)
 	free(t->also);
 	free(t->inputs);
 	memset(t, 0, sizeof(*t));
+}
+
+void
+reporter_tested_confirm(struct reporter_tested *t, struct confirm_rows *r,
+    struct report_input *in, struct store *st,
+    const struct config_benchmark *bc, struct bisection *b)
+{
+	char *copy, *h, *save = NULL;
+	const char **hosts = NULL;
+	size_t i, n;
+
+	confirm_rows_get(b, r);
+	for (i = 0; i < r->n && bc != NULL; i++) {
+		copy = xstrdup(r->hosts[i]);
+		n = 0;
+		for (h = strtok_r(copy, " ", &save); h != NULL;
+		    h = strtok_r(NULL, " ", &save)) {
+			hosts = xreallocarray(hosts, n + 1, sizeof(*hosts));
+			hosts[n++] = h;
+		}
+		r->rows[i].machine = rt_machine(t, st, bc, hosts, n);
+		free(copy);
+	}
+	free(hosts);
+	in->confirm = r->rows;
+	in->n_confirm = r->n;
 }

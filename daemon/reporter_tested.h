@@ -37,6 +37,16 @@ void	reporter_tested_fill(struct reporter_tested *t, struct report_input *in,
 	    const struct config_benchmark *bc, const char *group,
 	    const char *const *hosts, size_t nhosts);
 void	reporter_tested_release(struct reporter_tested *t);
+struct bisection;
+struct confirm_rows;
+/*
+ * Fills in's confirmation rows from b's children on other groups (rows
+ * owned by r until confirm_rows_release()), each with its test machine
+ * as its hosts described themselves (owned by t).
+ */
+void	reporter_tested_confirm(struct reporter_tested *t,
+	    struct confirm_rows *r, struct report_input *in, struct store *st,
+	    const struct config_benchmark *bc, struct bisection *b);
 /* A configured metric's direction in the report's words (NULL: unknown). */
 enum report_direction reporter_direction(const struct config_metric *m);
 

@@ -86,6 +86,8 @@ bisection_params_encode(const struct sched_request *req, const char *bad,
 		json_object_set_new(p, "priority", json_integer(req->priority));
 	if (req->parent != 0)
 		json_object_set_new(p, "parent", json_integer(req->parent));
+	if (req->confirm)
+		json_object_set_new(p, "confirm", json_true());
 	text = json_dumps(p, JSON_COMPACT | JSON_SORT_KEYS);
 	json_decref(p);
 	return text;

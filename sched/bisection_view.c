@@ -9,6 +9,7 @@
 #include <time.h>
 
 #include "common/xmalloc.h"
+#include "sched/confirm.h"
 #include "sched/bisection.h"
 #include "sched/sched.h"
 #include "sched/sched_int.h"
@@ -159,7 +160,7 @@ bisection_status_json(struct bisection *b, struct store *st,
 	struct bisection_probe *p;
 	struct bd_error err;
 	char sha[GIT_OID_HEXSZ + 1], subj[256];
-	json_t *o, *fl, *top;
+	json_t *o, *fl, *top, *cf;
 	size_t i;
 
 	memset(&bs, 0, sizeof(bs));
@@ -227,6 +228,8 @@ bisection_status_json(struct bisection *b, struct store *st,
 	if (b->rec.detail != NULL && b->rec.state == STORE_BISECTION_FAILED)
 		json_object_set_new(o, "message", json_string(b->rec.detail));
 	bisection_verification_json(b, o);
+	if ((cf = confirm_status_json(b)) != NULL)
+		json_object_set_new(o, "confirmation", cf);
 	if (!b->engine_ready) {
 		json_object_set_new(o, "phase",
 		    json_string(bisection_phase_name(b, NULL)));

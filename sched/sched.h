@@ -102,6 +102,8 @@ struct sched_request {
 	uid_t			 uid;		/* who asked */
 	/* Another culprit's sub-range of this bisection (verification); 0. */
 	int64_t			 parent;
+	/* With parent: the culprit confirmed on another group (confirm.h). */
+	int			 confirm;
 	/* A sweep's change; NULL: an operator's request. */
 	const struct sched_origin *origin;
 };

@@ -12,6 +12,7 @@
 #include "common/xmalloc.h"
 #include "sched/bisection.h"
 #include "sched/buildcache.h"
+#include "sched/confirm.h"
 #include "sched/sched.h"
 #include "sched/sched_int.h"
 #include "sched/verify.h"
@@ -210,6 +211,8 @@ verify_conclude(struct sched *s, struct verify *v)
 {
 	struct engine_action a;
 
+	if (confirm_wait(s, v->b))
+		return;
 	v->phase = VERIFY_DONE;
 	v->b->phase = BISECTION_ACTIVE;
 	engine_next(&v->b->e, 0, &a);
@@ -460,6 +463,7 @@ static const char *const verify_phase_names[] = {
 	[VERIFY_SAMPLING] = "sampling-revert",
 	[VERIFY_TOPUP] = "sampling-culprit",
 	[VERIFY_SPLITTING] = "bisecting-sub-ranges",
+	[VERIFY_CONFIRMING] = "confirming-on-groups",
 	[VERIFY_DONE] = "done",
 };
 

@@ -41,6 +41,7 @@ enum verify_phase {
 	VERIFY_SAMPLING,	/* runs at the revert on the fleet */
 	VERIFY_TOPUP,		/* runs at the culprit, to compare with bad */
 	VERIFY_SPLITTING,	/* child bisections of the sub-ranges */
+	VERIFY_CONFIRMING,	/* the culprit on other groups (confirm.c) */
 	VERIFY_DONE,
 };
 

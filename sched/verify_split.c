@@ -18,6 +18,7 @@
 #include "common/log.h"
 #include "common/xmalloc.h"
 #include "sched/bisection.h"
+#include "sched/confirm.h"
 #include "sched/sched.h"
 #include "sched/sched_int.h"
 #include "sched/verify.h"
@@ -299,6 +300,7 @@ verify_child_ended(struct sched *s, struct bisection *child)
 {
 	struct bisection *b;
 
+	confirm_child_ended(s, child);
 	if (child->parent_id == 0)
 		return;
 	TAILQ_FOREACH(b, &s->active, entry)
@@ -315,6 +317,7 @@ verify_cancel_children(struct sched *s, struct bisection *b)
 	struct bd_error err;
 	size_t i;
 
+	confirm_cancel_children(s, b);
 	if (b->verify == NULL)
 		return;
 	for (i = 0; i < b->verify->nchild; i++)

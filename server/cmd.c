@@ -43,6 +43,7 @@ static cmd_fn *const cmd_handlers[PROTO_CMD_COUNT] = {
 	[PROTO_CMD_STATUS] = cmdsvc_status,
 	[PROTO_CMD_LIST] = cmdsvc_list,
 	[PROTO_CMD_CANCEL] = cmdsvc_cancel,
+	[PROTO_CMD_VERIFY] = cmdsvc_verify,
 	[PROTO_CMD_LOG] = cmdsvc_log,
 	[PROTO_CMD_SAMPLES] = cmdsvc_samples,
 	[PROTO_CMD_DRAIN] = cmdsvc_drain,

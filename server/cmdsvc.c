@@ -4,6 +4,7 @@
 
 #include "common/xmalloc.h"
 #include "sched/bisection.h"
+#include "sched/confirm.h"
 #include "server/cmdbisect.h"
 #include "server/cmdrepo.h"
 #include "server/cmdsvc.h"
@@ -346,6 +347,29 @@ cmdsvc_cancel(struct cmd_ctx *ctx)
 	if (sched_cancel(ctx->srv->sched, id, &err) < 0)
 		return cmdsvc_fail(ctx, &err);
 	cmd_put(ctx, ctx->reply, "cancelled", json_true());
+	return 0;
+}
+
+/*
+ * Like bisect, new work that changes nothing of the bisection's own: any
+ * operator may ask for it, whoever started the bisection.
+ */
+int
+cmdsvc_verify(struct cmd_ctx *ctx)
+{
+	const char *group = json_string_value(json_object_get(ctx->req, "on"));
+	struct bisection *b;
+	struct bd_error err;
+	int64_t child;
+	int existing;
+
+	if ((b = cmdsvc_find(ctx, &err)) == NULL)
+		return cmdsvc_fail(ctx, &err);
+	if (confirm_request(ctx->srv->sched, b, group, ctx->conn->uid, &child,
+	    &existing, &err) < 0)
+		return cmdsvc_fail(ctx, &err);
+	cmd_put(ctx, ctx->reply, "child", json_integer(child));
+	cmd_put(ctx, ctx->reply, "existing", json_boolean(existing));
 	return 0;
 }
 

@@ -18,6 +18,8 @@ cmd_fn	cmdsvc_bisect;
 cmd_fn	cmdsvc_status;
 cmd_fn	cmdsvc_list;
 cmd_fn	cmdsvc_cancel;
+/* Measures a culprit on another host group (sched/confirm.h). */
+cmd_fn	cmdsvc_verify;
 cmd_fn	cmdsvc_log;
 cmd_fn	cmdsvc_samples;
 cmd_fn	cmdsvc_drain;

@@ -202,6 +202,9 @@ Test(roles, every_state_changing_command_in_both_roles)
 	    { "bisect", NULL, "ok", "ok" },
 	    { "cancel", "{\"cmd\":\"cancel\",\"bisection\":%lld}",
 		"permission-denied", "ok" },
+	    { "verify", "{\"cmd\":\"verify\",\"bisection\":%lld,"
+		"\"on\":\"other\"}", "invalid-argument",
+		"invalid-argument" },
 	    { "sweep", "{\"cmd\":\"sweep\",\"name\":\"none\",\"now\":true}",
 		"invalid-argument", "invalid-argument" },
 	};
@@ -224,7 +227,8 @@ Test(roles, every_state_changing_command_in_both_roles)
 				roles_bisect(1, 0.90 + 0.01 * ++n);
 				continue;
 			}
-			if (strcmp(c->cmd, "cancel") == 0)
+			if (strcmp(c->cmd, "cancel") == 0 ||
+			    strcmp(c->cmd, "verify") == 0)
 				r = roles_nobody(c->line, (long long)
 				    roles_bisect(0, 0.80 + 0.01 * ++n));
 			else if (strcmp(c->cmd, "backup") == 0)

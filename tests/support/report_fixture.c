@@ -265,6 +265,39 @@ fixture_mail(struct report_fixture *f)
 	in->mail = m;
 }
 
+/* Rows measured on other host groups; null numbers are NAN. */
+static void
+fixture_confirm(struct report_fixture *f)
+{
+	json_t *a = json_object_get(f->root, "confirm"), *o;
+	struct report_confirm *r;
+	size_t i;
+
+	if (json_array_size(a) == 0)
+		return;
+	f->confirm = calloc(json_array_size(a), sizeof(*f->confirm));
+	cr_assert_not_null(f->confirm);
+	json_array_foreach(a, i, o) {
+		r = &f->confirm[i];
+		r->group = jstr(o, "group");
+		r->machine = jstr(o, "machine");
+		r->own = json_is_true(json_object_get(o, "own"));
+		r->runs = (size_t)json_integer_value(json_object_get(o,
+		    "runs"));
+		r->effect.verdict = (enum confirm_verdict)json_integer_value(
+		    json_object_get(o, "verdict"));
+		r->effect.change = json_is_number(json_object_get(o, "change")) ?
+		    json_number_value(json_object_get(o, "change")) : NAN;
+		r->effect.lo = json_is_number(json_object_get(o, "low")) ?
+		    json_number_value(json_object_get(o, "low")) : NAN;
+		r->effect.hi = json_is_number(json_object_get(o, "high")) ?
+		    json_number_value(json_object_get(o, "high")) : NAN;
+		r->effect.parent = r->effect.culprit = NAN;
+	}
+	f->in.confirm = f->confirm;
+	f->in.n_confirm = json_array_size(a);
+}
+
 /* Every field of struct report_input has a JSON twin, checked as read. */
 void
 report_fixture_load(struct report_fixture *f, const char *name)
@@ -335,6 +368,7 @@ report_fixture_load(struct report_fixture *f, const char *name)
 	fixture_lists(f);
 	fixture_tested(f);
 	fixture_mail(f);
+	fixture_confirm(f);
 }
 
 /* The arrays were allocated here, the strings belong to the JSON. */
@@ -360,6 +394,7 @@ report_fixture_release(struct report_fixture *f)
 	free(f->also);
 	free(f->sweep_metrics);
 	free(f->touched);
+	free(f->confirm);
 	free(f->mail_lists[0]);
 	free(f->mail_lists[1]);
 	free(f->mail_lists[2]);

@@ -32,6 +32,7 @@ struct report_fixture {
 	const char		**touched;
 	const char		**mail_lists[3];	/* trailers, to, cc */
 	struct report_mail	 mail;
+	struct report_confirm	*confirm;
 };
 
 /* Path of fixture file name under $BISECTD_SRCDIR (caller frees). */
