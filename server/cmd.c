@@ -372,12 +372,16 @@ cmd_record(struct server *srv, uid_t uid, const struct proto_cmd *e,
  * encoded is a bug, but the daemon keeps serving: the client gets an
  * `internal` error instead.
  */
+/* The longest reply sent: half the queue a connection may hold. */
+#define CMD_REPLY_MAX	(CTL_OUTPUT_MAX / 2)
+
 static void
 cmd_send(struct ctl_conn *conn, const struct proto_cmd *e, json_t *reply,
     const char *rawid)
 {
 	static const char fallback[] = "{\"ok\":false,\"error\":{\"code\":"
 	    "\"internal\",\"message\":\"cannot encode the reply\"}}\n";
+	json_t *big;
 	char *out;
 	size_t outlen;
 
@@ -389,6 +393,24 @@ cmd_send(struct ctl_conn *conn, const struct proto_cmd *e, json_t *reply,
 			abort();
 		ctl_conn_send(conn, fallback, sizeof(fallback) - 1);
 		return;
+	}
+	if (outlen > CMD_REPLY_MAX) {
+		/*
+		 * A client cannot take it (the connection's queue would
+		 * overflow and drop it without a word): say so instead.
+		 */
+		log_info("a reply to %s of %zu bytes was refused",
+		    e ? e->name : "a request", outlen);
+		free(out);
+		big = proto_reply_error(json_object_get(reply, "id"),
+		    PROTO_E_INVALID_ARGUMENT, "the reply would be too large "
+		    "for one line; narrow the request (samples: --commit)");
+		out = proto_encode_id(big, rawid, &outlen);
+		json_decref(big);
+		if (out == NULL) {
+			ctl_conn_send(conn, fallback, sizeof(fallback) - 1);
+			return;
+		}
 	}
 	ctl_conn_send(conn, out, outlen);
 	free(out);
