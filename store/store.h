@@ -410,6 +410,30 @@ int	store_build_lookup(struct store *s, const char *commit,
 int	store_build_record(struct store *s, const struct store_build *b,
 	    int64_t *idp, struct bd_error *err);
 
+/*
+ * The hosts that keep a build's artifact: the build host and every test
+ * host a copy was relayed to and checked on, each with its kept copy's
+ * path and sha256 (NULL when not known).  Strings are valid during the
+ * callback only.
+ */
+struct store_build_copy {
+	const char	*host;
+	const char	*artifact;
+	const char	*sha256;
+	int64_t		 updated_ms;
+};
+typedef int (*store_build_copy_cb)(void *arg,
+	    const struct store_build_copy *c);
+/* Host keeps a copy of build's artifact (replacing what it kept before). */
+int	store_build_copy_put(struct store *s, int64_t build,
+	    const struct store_build_copy *c, struct bd_error *err);
+/* Host (NULL: every host) no longer keeps the artifact. */
+int	store_build_copy_forget(struct store *s, int64_t build,
+	    const char *host, struct bd_error *err);
+/* The copies of build, the most recently kept first. */
+int	store_build_copy_list(struct store *s, int64_t build,
+	    store_build_copy_cb cb, void *arg, struct bd_error *err);
+
 /* ---- hosts: health that must survive a restart (drain, quarantine) ---- */
 
 enum store_host_state {
