@@ -368,6 +368,21 @@ const char *const store_sql[STMT_COUNT] = {
 	    " UNION ALL SELECT 4, NULL, count(*) FROM runs WHERE bisection = ?1"
 	    " AND reused_from IS NOT NULL",
 
+	/*
+	 * How long done runs of a benchmark on a group took from start to
+	 * finish, split by whether they built their commit ($.built of the
+	 * timings): the status estimate's measured pace.
+	 */
+	[STMT_RUN_PACE] =
+	    "SELECT coalesce(json_extract(runs.timings, '$.built'), 0),"
+	    " count(*), sum(runs.finished_ms - runs.started_ms)"
+	    " FROM runs JOIN bisections ON bisections.id = runs.bisection"
+	    " WHERE bisections.benchmark = ?1 AND bisections.grp = ?2"
+	    " AND runs.state = 'done' AND runs.reused_from IS NULL"
+	    " AND runs.started_ms IS NOT NULL"
+	    " AND runs.finished_ms >= runs.started_ms"
+	    " GROUP BY 1",
+
 	[STMT_PROBE_ADD] =
 	    "INSERT INTO probes (bisection, rev, requested_ms)"
 	    " VALUES (?1, ?2, ?3)",

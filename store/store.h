@@ -379,6 +379,19 @@ int	store_run_value_list(struct store *s, int64_t bisection,
 int	store_bisection_stats(struct store *s, int64_t id,
 	    struct store_bisection_stats *st, struct bd_error *err);
 
+/*
+ * The measured pace of a benchmark on a host group, over every bisection:
+ * done runs (reused ones left out) that built their commit and those that
+ * ran on a kept artifact, each counted with their summed start-to-finish
+ * time.
+ */
+struct store_run_pace {
+	int64_t	built_n, built_ms;
+	int64_t	cached_n, cached_ms;
+};
+int	store_run_pace(struct store *s, const char *benchmark,
+	    const char *group, struct store_run_pace *p, struct bd_error *err);
+
 /* ---- builds, shared across bisections ---- */
 
 enum store_build_state {

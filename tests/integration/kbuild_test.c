@@ -440,3 +440,96 @@ Test(kbuild, status_shows_the_phase_of_a_run_while_it_builds)
 	svc_assert_culprit(b);
 	json_decref(b);
 }
+
+/* Builds that take a while and runs that take a second at least. */
+static char *
+slow_bench(void)
+{
+	char *text;
+
+	xasprintf(&text, "\n[benchmark slow]\n"
+	    "build = sleep 4 && " KB_COMPILE "\n"
+	    "artifact = {workdir}/src-{short}/bench\n"
+	    "run = sleep 1 && {artifact}\n"
+	    "metrics = runtime_ms:lower, ops_per_sec:higher\n"
+	    "min_change = 5%%\nverify = none\n"
+	    "build_timeout = 2m\nrun_timeout = 1m\n", svc.repo);
+	return text;
+}
+
+/*
+ * The estimate of time left follows measured durations: during the first
+ * build it is at least what that build has taken so far (not the pace of
+ * runs nobody has measured), and a later bisection of the benchmark
+ * starts from the runs measured before, each at least the run's second.
+ */
+Test(kbuild, the_estimate_follows_measured_build_and_run_times)
+{
+	json_t *b, *f, *r;
+	const char *phase;
+	char *dump;
+	double est, left;
+	int waited, seen = 0;
+	size_t i;
+	int64_t id;
+
+	svc_setup_with("kb-eta", 1, "2:3", 0, slow_bench);
+	id = svc_bisect_on("slow", svc.good, svc.bad, "runtime_ms", NULL);
+	for (waited = 0; waited < SVC_WAIT_MS && !seen; waited += 100) {
+		b = svc_status(id);
+		dump = json_dumps(b, JSON_COMPACT);
+		json_array_foreach(json_object_get(b, "in_flight"), i, f) {
+			phase = json_string_value(json_object_get(f, "phase"));
+			if (phase == NULL || strcmp(phase, "build") != 0 ||
+			    json_integer_value(json_object_get(f,
+			    "phase_seconds")) < 2 ||
+			    json_integer_value(json_object_get(b,
+			    "samples")) != 0)
+				continue;
+			cr_assert(json_is_number(json_object_get(b,
+			    "est_seconds_left")), "no estimate: %s", dump);
+			est = json_number_value(json_object_get(b,
+			    "est_seconds_left"));
+			cr_assert_geq(est, (double)json_integer_value(
+			    json_object_get(f, "phase_seconds")),
+			    "the estimate is shorter than the build so far: %s",
+			    dump);
+			seen = 1;
+			break;
+		}
+		free(dump);
+		json_decref(b);
+		if (!seen)
+			usleep(100 * 1000);
+	}
+	cr_assert(seen, "no status during the first build");
+	b = svc_wait(id);
+	svc_assert_culprit(b);
+	json_decref(b);
+	/* The commits are kept: the next bisection's pace is the runs'. */
+	id = svc_bisect_on("slow", svc.good, svc.bad, "ops_per_sec", NULL);
+	for (waited = 0, seen = 0; waited < SVC_WAIT_MS && !seen;
+	    waited += 100) {
+		b = svc_status(id);
+		left = json_number_value(json_object_get(b,
+		    "est_samples_left"));
+		if (left > 0) {
+			dump = json_dumps(b, JSON_COMPACT);
+			cr_assert(json_is_number(json_object_get(b,
+			    "est_seconds_left")), "no estimate: %s", dump);
+			est = json_number_value(json_object_get(b,
+			    "est_seconds_left"));
+			cr_assert_geq(est, left * 1.0, "runs take a second at "
+			    "least: %s", dump);
+			free(dump);
+			seen = 1;
+		}
+		json_decref(b);
+		if (!seen)
+			usleep(100 * 1000);
+	}
+	cr_assert(seen, "no estimate of the second bisection");
+	r = svc_req("{\"cmd\":\"cancel\",\"bisection\":%lld}", (long long)id);
+	json_decref(r);
+	svc_wait_quiet(id);
+}
