@@ -62,9 +62,11 @@ static const struct proto_cmd_field proto_cmd_id_fields[] = {
 
 static const struct proto_cmd_field proto_cmd_verify_fields[] = {
 	{ .name = "bisection", .type = PROTO_T_INTEGER, .required = 1,
-	    .arg = "ID", .range = PROTO_R_ID },
+	    .arg = "ID", .range = PROTO_R_ID,
+	    .help = "the bisection whose culprit is measured" },
 	{ .name = "on", .type = PROTO_T_STRING, .required = 1,
-	    .arg = "--on" },
+	    .arg = "--on", .help = "the host group (another kind of machine) "
+	    "to measure the culprit against its parent on" },
 	{ .name = NULL }
 };
 

@@ -58,6 +58,8 @@ void	print_error(FILE *out, const json_t *reply);
  * a1b2c3d4e5 (62.0%)"), the verdict once it has ended.
  */
 void	print_progress(const json_t *b, char *buf, size_t size);
+/* The progress line without durations, to tell a real change. */
+void	print_progress_key(const json_t *b, char *buf, size_t size);
 
 /* One readable line, newline included, for a watch event. */
 void	print_event(FILE *out, const json_t *ev);

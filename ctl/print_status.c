@@ -59,7 +59,7 @@ static const struct {
  * that waits for a host.
  */
 static void
-probe_doing(const json_t *v, char *buf, size_t size)
+probe_doing(const json_t *v, char *buf, size_t size, int timed)
 {
 	const char *phase = json_string_value(json_object_get(v, "phase"));
 	const char *host = json_string_value(json_object_get(v, "host"));
@@ -73,8 +73,9 @@ probe_doing(const json_t *v, char *buf, size_t size)
 	for (i = 0; i < sizeof(phase_words) / sizeof(phase_words[0]); i++)
 		if (strcmp(phase_words[i].phase, phase) == 0)
 			doing = phase_words[i].doing;
-	snprintf(buf, size, "%s on %s for %s", doing, host,
-	    durstr((double)num(v, "phase_seconds"), dur, sizeof(dur)));
+	snprintf(buf, size, "%s on %s%s%s", doing, host, timed ? " for " : "",
+	    timed ? durstr((double)num(v, "phase_seconds"), dur,
+	    sizeof(dur)) : "");
 }
 
 /* Probes in flight and the top candidates, one per line under a label. */
@@ -88,7 +89,7 @@ status_lists(FILE *out, const json_t *b)
 
 	json_array_foreach(json_object_get(b, "in_flight"), i, v) {
 		host = json_string_value(json_object_get(v, "host"));
-		probe_doing(v, doing, sizeof(doing));
+		probe_doing(v, doing, sizeof(doing), 1);
 		if (doing[0] != '\0')
 			field(out, i == 0 ? "in flight" : "", "run %lld: %s %s",
 			    num(v, "run"), shortsha(str(v, "commit"),
@@ -297,21 +298,21 @@ progress_end(const json_t *b, const char *state, char *buf, size_t size)
  * works is doing, and how long the bisection has taken so far.
  */
 static void
-progress_work(const json_t *b, char *buf, size_t size, size_t *n)
+progress_work(const json_t *b, char *buf, size_t size, size_t *n, int timed)
 {
 	const json_t *v;
 	char doing[128], dur[32];
 	size_t i;
 
 	json_array_foreach(json_object_get(b, "in_flight"), i, v) {
-		probe_doing(v, doing, sizeof(doing));
+		probe_doing(v, doing, sizeof(doing), timed);
 		if (doing[0] != '\0' && *n < size) {
 			*n += (size_t)snprintf(buf + *n, size - *n, ", %s",
 			    doing);
 			break;
 		}
 	}
-	if (json_is_integer(json_object_get(b, "elapsed_seconds")) &&
+	if (timed && json_is_integer(json_object_get(b, "elapsed_seconds")) &&
 	    *n < size)
 		*n += (size_t)snprintf(buf + *n, size - *n, ", %s elapsed",
 		    durstr((double)num(b, "elapsed_seconds"), dur,
@@ -320,10 +321,11 @@ progress_work(const json_t *b, char *buf, size_t size, size_t *n)
 
 /*
  * Steps are samples: done so far of done plus the estimate left, rounded
- * up ("?" when the daemon has no estimate yet).
+ * up ("?" when the daemon has no estimate yet).  timed adds how long the
+ * work in flight and the bisection have taken.
  */
-void
-print_progress(const json_t *b, char *buf, size_t size)
+static void
+progress_text(const json_t *b, char *buf, size_t size, int timed)
 {
 	const char *state = str(b, "state"), *phase = str(b, "phase");
 	const json_t *es = json_object_get(b, "est_samples_left");
@@ -358,7 +360,21 @@ print_progress(const json_t *b, char *buf, size_t size)
 		    "(%.1f%%)", shortsha(str(lead, "commit"),
 		    PRINT_SHORT_LINE, sha, sizeof(sha)), 100.0 *
 		    json_number_value(json_object_get(lead, "probability")));
-	progress_work(b, buf, size, &n);
+	progress_work(b, buf, size, &n, timed);
+}
+
+/* The progress line, with the durations. */
+void
+print_progress(const json_t *b, char *buf, size_t size)
+{
+	progress_text(b, buf, size, 1);
+}
+
+/* The same without durations: what changed when this changed. */
+void
+print_progress_key(const json_t *b, char *buf, size_t size)
+{
+	progress_text(b, buf, size, 0);
 }
 
 /* Readable names of the events; others print under their own name. */

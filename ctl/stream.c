@@ -22,6 +22,7 @@ struct follow {
 	int		 raw;
 	int		 tty;		/* rewrite one line in place */
 	char		*last;		/* the line printed last */
+	char		*last_key;	/* and its progress without durations */
 };
 
 /* Transport failures all mean the daemon cannot be reached. */
@@ -44,21 +45,24 @@ follow_width(void)
 }
 
 /*
- * Prints text when it changed: in place on a terminal (carriage return,
- * clear the line), else as a new line.  end finishes the line.
+ * Prints text: in place on a terminal (carriage return, clear the line),
+ * else as a new line only when the progress (key: the text without the
+ * durations, which change at every poll) changed.  end finishes the line.
  */
 static void
-follow_show(struct follow *f, const char *text, int end)
+follow_show(struct follow *f, const char *text, const char *key, int end)
 {
 	if (f->tty && !f->raw) {
 		/* Ours, so past the filter; text itself is filtered. */
 		termout_raw(stdout, "\r\033[K");
 		printf("%.*s%s", follow_width(), text, end ? "\n" : "");
-	} else if (f->last == NULL || strcmp(f->last, text) != 0)
+	} else if (f->last_key == NULL || strcmp(f->last_key, key) != 0)
 		printf("%s\n", text);
 	fflush(stdout);
 	free(f->last);
 	f->last = xstrdup(text);
+	free(f->last_key);
+	f->last_key = xstrdup(key);
 }
 
 /* Ends the progress line on a terminal before a message goes below it. */
@@ -97,7 +101,7 @@ follow_refresh(struct follow *f)
 	struct bd_error err;
 	json_t *reply, *b;
 	const char *state;
-	char *line, text[1024];
+	char *line, text[1024], key[1024];
 	int rc, ended;
 
 	bd_error_clear(&err);
@@ -117,7 +121,8 @@ follow_refresh(struct follow *f)
 	ended = strcmp(state, "done") == 0 || strcmp(state, "failed") == 0 ||
 	    strcmp(state, "cancelled") == 0;
 	print_progress(b, text, sizeof(text));
-	follow_show(f, f->raw ? line : text, ended);
+	print_progress_key(b, key, sizeof(key));
+	follow_show(f, f->raw ? line : text, key, ended);
 	rc = !ended ? -1 : follow_exit(state, json_string_value(
 	    json_object_get(b, "verdict")));
 out:
@@ -238,6 +243,7 @@ stream_follow(const char *path, const json_t *req, int raw)
 	f.tty = isatty(STDOUT_FILENO);
 	rc = follow_run(&f, path);
 	free(f.last);
+	free(f.last_key);
 	client_release(&f.status);
 	client_release(&f.watch);
 	return rc;

@@ -95,28 +95,51 @@ int
 cache_lookup(const struct cache *c, const struct cache_key *k,
     struct cache_hit *hit)
 {
-	hit->host = hit->artifact = hit->sha256 = NULL;
+	int rc;
+
+	hit->copies = NULL;
+	hit->ncopies = 0;
 	if (c == NULL || c->ops == NULL)
 		return -ENOENT;
-	return c->ops->lookup(c->arg, k, hit);
+	rc = c->ops->lookup(c->arg, k, hit);
+	if (rc == 0 && hit->ncopies == 0)
+		rc = -ENOENT;
+	if (rc != 0)
+		cache_hit_release(hit);
+	return rc;
 }
 
 /* A NULL cache stores nothing, so callers need no special case. */
 int
 cache_store(const struct cache *c, const struct cache_key *k,
-    const char *host, const char *artifact)
+    const char *host, const char *artifact, const char *sha256)
 {
 	if (c == NULL || c->ops == NULL)
 		return 0;
-	return c->ops->store(c->arg, k, host, artifact ? artifact : "");
+	return c->ops->store(c->arg, k, host, artifact ? artifact : "",
+	    sha256);
 }
 
-/* Called when an artifact named by the cache turned out to be gone. */
+/*
+ * A test host that checked a relayed copy keeps it by its hash: it can
+ * serve the commit when the build host cannot.
+ */
 void
-cache_forget(const struct cache *c, const struct cache_key *k)
+cache_hold(const struct cache *c, const struct cache_key *k,
+    const char *host, const char *artifact, const char *sha256)
+{
+	if (c != NULL && c->ops != NULL && c->ops->hold != NULL)
+		c->ops->hold(c->arg, k, host, artifact ? artifact : "",
+		    sha256);
+}
+
+/* Called when host's copy named by the cache turned out gone or other. */
+void
+cache_forget(const struct cache *c, const struct cache_key *k,
+    const char *host)
 {
 	if (c != NULL && c->ops != NULL)
-		c->ops->forget(c->arg, k);
+		c->ops->forget(c->arg, k, host);
 }
 
 /*
@@ -149,44 +172,70 @@ cache_describe(const struct cache *c, const char *host, const char *command,
 		c->ops->describe(c->arg, host, command, output);
 }
 
-/* Frees the strings a lookup handed out. */
+/* Both backends fill hits one copy at a time. */
+void
+cache_hit_add(struct cache_hit *hit, const char *host, const char *artifact,
+    const char *sha256)
+{
+	struct cache_copy *cp;
+
+	hit->copies = xreallocarray(hit->copies, hit->ncopies + 1,
+	    sizeof(*hit->copies));
+	cp = &hit->copies[hit->ncopies++];
+	cp->host = xstrdup(host);
+	cp->artifact = xstrdup(artifact ? artifact : "");
+	cp->sha256 = sha256 != NULL && sha256[0] != '\0' ?
+	    xstrdup(sha256) : NULL;
+}
+
+/* A test host that keeps a copy itself needs nothing relayed. */
+const struct cache_copy *
+cache_hit_on(const struct cache_hit *hit, const char *host)
+{
+	size_t i;
+
+	for (i = 0; i < hit->ncopies; i++)
+		if (strcmp(hit->copies[i].host, host) == 0)
+			return &hit->copies[i];
+	return NULL;
+}
+
+/* Frees the copies a lookup handed out. */
 void
 cache_hit_release(struct cache_hit *hit)
 {
-	free(hit->host);
-	free(hit->artifact);
-	free(hit->sha256);
-	hit->host = hit->artifact = hit->sha256 = NULL;
-}
+	size_t i;
 
-/* Returns the link pointing at the entry, or at the list end. */
-static struct cache_mem_entry **
-cache_mem_find(struct cache_mem *m, const struct cache_key *k)
-{
-	struct cache_mem_entry **pp;
-
-	for (pp = &m->head; *pp != NULL; pp = &(*pp)->next) {
-		if ((*pp)->config == k->config &&
-		    strcmp((*pp)->group, k->group) == 0 &&
-		    strcmp((*pp)->benchmark, k->benchmark) == 0 &&
-		    strcmp((*pp)->commit, k->commit) == 0)
-			return pp;
+	for (i = 0; i < hit->ncopies; i++) {
+		free(hit->copies[i].host);
+		free(hit->copies[i].artifact);
+		free(hit->copies[i].sha256);
 	}
-	return pp;
+	free(hit->copies);
+	hit->copies = NULL;
+	hit->ncopies = 0;
 }
 
-/* Hands out copies, so the entry may be replaced meanwhile. */
+/* Whether e is a copy of k's build. */
+static int
+cache_mem_match(const struct cache_mem_entry *e, const struct cache_key *k)
+{
+	return e->config == k->config && strcmp(e->group, k->group) == 0 &&
+	    strcmp(e->benchmark, k->benchmark) == 0 &&
+	    strcmp(e->commit, k->commit) == 0;
+}
+
+/* Hands out copies, newest first, so entries may be replaced meanwhile. */
 static int
 cache_mem_lookup(void *arg, const struct cache_key *k, struct cache_hit *hit)
 {
-	struct cache_mem_entry *e = *cache_mem_find(arg, k);
+	struct cache_mem *m = arg;
+	struct cache_mem_entry *e;
 
-	if (e == NULL)
-		return -ENOENT;
-	hit->host = xstrdup(e->host);
-	hit->artifact = xstrdup(e->artifact);
-	hit->sha256 = e->sha256 ? xstrdup(e->sha256) : NULL;
-	return 0;
+	for (e = m->head; e != NULL; e = e->next)
+		if (cache_mem_match(e, k))
+			cache_hit_add(hit, e->host, e->artifact, e->sha256);
+	return hit->ncopies > 0 ? 0 : -ENOENT;
 }
 
 /* Frees one entry and the strings it owns. */
@@ -202,27 +251,32 @@ cache_mem_entry_free(struct cache_mem_entry *e)
 	free(e);
 }
 
-/* Drops the entry of a key, if there is one. */
+/* Drops host's copy of k (host NULL: every copy of k). */
 static void
-cache_mem_forget(void *arg, const struct cache_key *k)
+cache_mem_forget(void *arg, const struct cache_key *k, const char *host)
 {
-	struct cache_mem_entry **pp = cache_mem_find(arg, k), *e = *pp;
+	struct cache_mem *m = arg;
+	struct cache_mem_entry **pp, *e;
 
-	if (e == NULL)
-		return;
-	*pp = e->next;
-	cache_mem_entry_free(e);
+	for (pp = &m->head; (e = *pp) != NULL;) {
+		if (cache_mem_match(e, k) &&
+		    (host == NULL || strcmp(e->host, host) == 0)) {
+			*pp = e->next;
+			cache_mem_entry_free(e);
+		} else
+			pp = &e->next;
+	}
 }
 
-/* A newer build of the same key replaces the old one. */
-static int
-cache_mem_store(void *arg, const struct cache_key *k, const char *host,
-    const char *artifact)
+/* One entry per copy; a host's newer copy replaces its older one. */
+static void
+cache_mem_hold(void *arg, const struct cache_key *k, const char *host,
+    const char *artifact, const char *sha256)
 {
 	struct cache_mem *m = arg;
 	struct cache_mem_entry *e;
 
-	cache_mem_forget(m, k);
+	cache_mem_forget(m, k, host);
 	e = xcalloc(1, sizeof(*e));
 	e->group = xstrdup(k->group);
 	e->benchmark = xstrdup(k->benchmark);
@@ -230,30 +284,39 @@ cache_mem_store(void *arg, const struct cache_key *k, const char *host,
 	e->config = k->config;
 	e->host = xstrdup(host);
 	e->artifact = xstrdup(artifact);
+	e->sha256 = sha256 != NULL ? xstrdup(sha256) : NULL;
 	e->next = m->head;
 	m->head = e;
+}
+
+/* The build host keeps the first copy. */
+static int
+cache_mem_store(void *arg, const struct cache_key *k, const char *host,
+    const char *artifact, const char *sha256)
+{
+	cache_mem_hold(arg, k, host, artifact, sha256);
 	return 0;
 }
 
-/* The checksum joins the entry of its key, if there is one. */
+/* The checksum joins the copies of its key that have none. */
 static void
 cache_mem_checksum(void *arg, const struct cache_key *k, const char *sha256)
 {
-	struct cache_mem_entry *e = *cache_mem_find(arg, k);
+	struct cache_mem *m = arg;
+	struct cache_mem_entry *e;
 
-	if (e == NULL)
-		return;
-	free(e->sha256);
-	e->sha256 = xstrdup(sha256);
+	for (e = m->head; e != NULL; e = e->next)
+		if (cache_mem_match(e, k) && e->sha256 == NULL)
+			e->sha256 = xstrdup(sha256);
 }
 
 static const struct cache_ops cache_mem_ops = {
-	cache_mem_lookup,
-	cache_mem_store,
-	cache_mem_forget,
-	cache_mem_checksum,
-	NULL,	/* hosts describe themselves every run */
-	NULL,
+	.lookup = cache_mem_lookup,
+	.store = cache_mem_store,
+	.hold = cache_mem_hold,
+	.forget = cache_mem_forget,
+	.checksum = cache_mem_checksum,
+	/* hosts describe themselves every run */
 };
 
 /* An empty cache; cache_mem_free() releases it. */

@@ -4,8 +4,11 @@
  *
  * The key is (group, benchmark, commit, config) where config is a hash of
  * the benchmark's build and artifact templates, so editing the build
- * command invalidates old builds.  A hit names the host that holds the
- * artifact and its path there.  The daemon backs the cache with its store
+ * command invalidates old builds.  A hit names every host that keeps the
+ * artifact (the build host and each test host a copy was checked on),
+ * with the kept copy's path and sha256 there, so a commit is not built
+ * again while any of them can serve it; a copy found gone or different
+ * is forgotten for its host alone.  The daemon backs the cache with its store
  * through struct cache_ops; struct cache_mem is an in-memory one for tests
  * and for running without a store.  All calls are synchronous and cheap.
  */
@@ -23,21 +26,34 @@ struct cache_key {
 	uint64_t	 config;	/* cache_config_hash() */
 };
 
-/* Strings owned by the hit; cache_hit_release() frees them. */
-struct cache_hit {
+/* One host's kept copy of a build's artifact; strings owned by the hit. */
+struct cache_copy {
 	char	*host;
 	char	*artifact;	/* "" when the build names no artifact */
 	char	*sha256;	/* the kept artifact's, hex; NULL: not known */
 };
 
+/* Every host that keeps the artifact, the most recently kept first. */
+struct cache_hit {
+	struct cache_copy	*copies;
+	size_t			 ncopies;
+};
+
 struct cache_ops {
-	/* 0 and hit filled when found, -ENOENT when not. */
+	/* 0 and hit filled (at least one copy) when found, -ENOENT when not. */
 	int	(*lookup)(void *arg, const struct cache_key *k,
 		    struct cache_hit *hit);
+	/* host built k and keeps artifact (sha256 NULL: not known yet). */
 	int	(*store)(void *arg, const struct cache_key *k,
-		    const char *host, const char *artifact);
-	/* The artifact turned out to be gone. */
-	void	(*forget)(void *arg, const struct cache_key *k);
+		    const char *host, const char *artifact,
+		    const char *sha256);
+	/* host checked and keeps a copy of k's artifact; may be NULL. */
+	void	(*hold)(void *arg, const struct cache_key *k,
+		    const char *host, const char *artifact,
+		    const char *sha256);
+	/* host's copy (host NULL: every copy) turned out gone or other. */
+	void	(*forget)(void *arg, const struct cache_key *k,
+		    const char *host);
 	/* The stored build's artifact has this sha256 (hex); may be NULL. */
 	void	(*checksum)(void *arg, const struct cache_key *k,
 		    const char *sha256);
@@ -65,8 +81,11 @@ void	 cache_key_init(struct cache_key *k, const char *group,
 int	 cache_lookup(const struct cache *c, const struct cache_key *k,
 	    struct cache_hit *hit);
 int	 cache_store(const struct cache *c, const struct cache_key *k,
-	    const char *host, const char *artifact);
-void	 cache_forget(const struct cache *c, const struct cache_key *k);
+	    const char *host, const char *artifact, const char *sha256);
+void	 cache_hold(const struct cache *c, const struct cache_key *k,
+	    const char *host, const char *artifact, const char *sha256);
+void	 cache_forget(const struct cache *c, const struct cache_key *k,
+	    const char *host);
 void	 cache_checksum(const struct cache *c, const struct cache_key *k,
 	    const char *sha256);
 /* 1 when host has described itself for command; 0 otherwise. */
@@ -74,6 +93,12 @@ int	 cache_described(const struct cache *c, const char *host,
 	    const char *command);
 void	 cache_describe(const struct cache *c, const char *host,
 	    const char *command, const char *output);
+/* Appends a copy to hit (the strings are copied; sha256 may be NULL). */
+void	 cache_hit_add(struct cache_hit *hit, const char *host,
+	    const char *artifact, const char *sha256);
+/* The copy kept on host, or NULL. */
+const struct cache_copy *cache_hit_on(const struct cache_hit *hit,
+	    const char *host);
 void	 cache_hit_release(struct cache_hit *hit);
 
 struct cache_mem;

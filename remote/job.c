@@ -290,7 +290,10 @@ job_on_step(void *arg, const struct step_result *r)
 	job_free(j);
 }
 
-/* A cached artifact is only worth relaying from a host that works. */
+/*
+ * A cached artifact is only worth taking from a host that may work (one
+ * not yet heard from after a start included: a failed relay blames it).
+ */
 static int
 job_usable(const struct job *j, const struct pool_host *h)
 {
@@ -300,8 +303,39 @@ job_usable(const struct job *j, const struct pool_host *h)
 		if (j->exclude[i] == h)
 			return 0;
 	}
-	return pool_host_health(h) == POOL_UP ||
+	return pool_usable(pool_host_health(h)) ||
 	    pool_host_health(h) == POOL_DRAINING;
+}
+
+/*
+ * The host whose kept copy serves the job, or NULL: the test host itself
+ * when it keeps one (test NULL: not leased yet), else the first usable
+ * host of the group that does, relayed from.  An artifact without a
+ * recorded hash cannot be checked, so such a copy is not taken.
+ */
+static struct pool_host *
+job_copy(const struct job *j, const struct cache_hit *hit,
+    struct pool_host *test, const struct cache_copy **out)
+{
+	const struct config_benchmark *b = j->spec.bench;
+	struct pool_host *h;
+	size_t i;
+	int pass;
+
+	*out = NULL;
+	for (pass = test != NULL ? 0 : 1; pass < 2; pass++)
+		for (i = 0; i < hit->ncopies; i++) {
+			if (b->artifact != NULL && hit->copies[i].sha256 == NULL)
+				continue;
+			if ((h = pool_find(j->q->pool,
+			    hit->copies[i].host)) == NULL ||
+			    (pass == 0 && h != test) ||
+			    (pass == 1 && !job_usable(j, h)))
+				continue;
+			*out = &hit->copies[i];
+			return h;
+		}
+	return NULL;
 }
 
 /*
@@ -328,36 +362,31 @@ job_lease_one(struct job *j, unsigned roles, struct pool_host **out)
 
 /*
  * Leases what the job needs: a test host, plus a build host when the
- * commit is not cached and the test host cannot build.  Returns 0 when
- * leased, -EBUSY to keep waiting (also while another job builds the
+ * commit is not cached and the test host cannot build; *cached and *copy
+ * name the kept copy that serves it (NULL: build).  Returns 0 when leased, -EBUSY to keep waiting (also while another job builds the
  * commit), -ENOENT when the group cannot serve.
  */
 static int
-job_lease(struct job *j, struct cache_hit *hit, struct pool_host **cached)
+job_lease(struct job *j, struct cache_hit *hit, struct pool_host **cached,
+    const struct cache_copy **copy)
 {
 	const struct config_benchmark *b = j->spec.bench;
-	struct pool *p = j->q->pool;
 	struct cache_key k;
 	unsigned roles = CONFIG_ROLE_TEST;
 	int rc, need_build;
 
 	*cached = NULL;
-	hit->host = hit->artifact = hit->sha256 = NULL;
+	*copy = NULL;
+	hit->copies = NULL;
+	hit->ncopies = 0;
 	if (j->spec.build_only) {
 		rc = job_lease_one(j, CONFIG_ROLE_BUILD, &j->test);
 		j->build = j->test;
 		return rc;
 	}
 	cache_key_init(&k, j->group, b, j->commit);
-	if (b->build != NULL && cache_lookup(j->spec.cache, &k, hit) == 0) {
-		*cached = pool_find(p, hit->host);
-		/* An artifact without a recorded hash cannot be checked. */
-		if (*cached == NULL || !job_usable(j, *cached) ||
-		    (b->artifact != NULL && hit->sha256 == NULL)) {
-			*cached = NULL;
-			cache_hit_release(hit);
-		}
-	}
+	if (b->build != NULL && cache_lookup(j->spec.cache, &k, hit) == 0)
+		*cached = job_copy(j, hit, NULL, copy);
 	need_build = *cached == NULL && b->build != NULL;
 	if (need_build && job_build_running(j))
 		return -EBUSY;
@@ -366,6 +395,8 @@ job_lease(struct job *j, struct cache_hit *hit, struct pool_host **cached)
 	rc = job_lease_one(j, roles, &j->test);
 	if (rc != 0)
 		goto fail;
+	if (*cached != NULL)
+		*cached = job_copy(j, hit, j->test, copy);
 	j->build = j->test;
 	j->building = need_build;
 	if (need_build &&
@@ -382,12 +413,14 @@ job_lease(struct job *j, struct cache_hit *hit, struct pool_host **cached)
 fail:
 	cache_hit_release(hit);
 	*cached = NULL;
+	*copy = NULL;
 	return rc;
 }
 
 /* Starts one leased attempt. */
 static void
-job_run(struct job *j, struct cache_hit *hit, struct pool_host *cached)
+job_run(struct job *j, const struct cache_copy *copy,
+    struct pool_host *cached)
 {
 	struct step_spec s;
 	struct bd_error err;
@@ -405,8 +438,8 @@ job_run(struct job *j, struct cache_hit *hit, struct pool_host *cached)
 	if (cached != NULL) {
 		s.cached.cfg = pool_host_config(cached);
 		s.cached.conn = pool_host_conn(cached);
-		s.cached_artifact = hit->artifact;
-		s.cached_sha256 = hit->sha256;
+		s.cached_artifact = copy->artifact;
+		s.cached_sha256 = copy->sha256;
 	}
 	s.cache = j->spec.cache;
 	s.connect_wait_ms = j->spec.connect_wait_ms;
@@ -436,13 +469,14 @@ job_dispatch(struct job_queue *q)
 {
 	struct job *j, *next;
 	struct pool_host *cached;
+	const struct cache_copy *copy;
 	struct cache_hit hit;
 	char msg[BD_ERROR_MAX];
 	int rc;
 
 	for (j = q->head; j != NULL; j = next) {
 		next = j->next;
-		rc = job_lease(j, &hit, &cached);
+		rc = job_lease(j, &hit, &cached, &copy);
 		if (rc == -EBUSY)
 			continue;
 		job_unqueue(q, j);
@@ -455,7 +489,7 @@ job_dispatch(struct job_queue *q)
 			job_end(j, STEP_INFRA, msg);
 			continue;
 		}
-		job_run(j, &hit, cached);
+		job_run(j, copy, cached);
 		cache_hit_release(&hit);
 	}
 }

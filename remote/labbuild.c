@@ -47,7 +47,7 @@ struct labbuild_run {
 	struct backend_spec spec;
 	char		*commit, *run_id, *group, *log_dir, *lab_job;
 	int		 stopped;		/* cancelled while its build stops */
-	int		 cached;		/* went to the lab on a cache hit */
+	char		*cached;		/* on a cache hit: whose copy */
 	struct cache_key key;			/* its commit is commit above */
 	backend_done_cb	*done;
 	void		*done_arg;
@@ -68,6 +68,7 @@ labbuild_run_free(struct labbuild_run *r)
 	free(r->group);
 	free(r->log_dir);
 	free(r->lab_job);
+	free(r->cached);
 	free(r);
 }
 
@@ -110,8 +111,8 @@ labbuild_lab_done(void *arg, const struct step_result *last,
 {
 	struct labbuild_run *r = arg;
 
-	if (r->cached && last->outcome == STEP_INFRA)
-		cache_forget(r->spec.cache, &r->key);
+	if (r->cached != NULL && last->outcome == STEP_INFRA)
+		cache_forget(r->spec.cache, &r->key, r->cached);
 	labbuild_end(r, last, attempts);
 }
 
@@ -257,10 +258,11 @@ labbuild_submit(struct backend *be, const struct backend_spec *spec,
 	}
 	cache_key_init(&k, lb->build_group, spec->bench, spec->commit);
 	if (cache_lookup(spec->cache, &k, &hit) == 0) {
-		r->cached = 1;
+		r->cached = xstrdup(hit.copies[0].host);
 		r->key = k;
 		r->key.commit = r->commit;
-		rc = labbuild_to_lab(r, hit.artifact, hit.host, err);
+		rc = labbuild_to_lab(r, hit.copies[0].artifact,
+		    hit.copies[0].host, err);
 		cache_hit_release(&hit);
 		goto out;
 	}

@@ -363,8 +363,8 @@ step_on_keep(void *arg, const struct exec_result *r)
 	free(s->art_build);
 	s->art_build = step_kept_path(s, h);
 	s->src_art = s->art_build;
-	cache_store(s->spec.cache, &s->key, h->cfg->name, s->art_build);
-	cache_checksum(s->spec.cache, &s->key, s->sum);
+	cache_store(s->spec.cache, &s->key, h->cfg->name, s->art_build,
+	    s->sum);
 	step_built(s);
 	s->phase = STEP_PHASE_RELAY;
 	step_next(s);
@@ -417,7 +417,7 @@ step_on_build(void *arg, const struct exec_result *r)
 		return;
 	}
 	cache_store(s->spec.cache, &s->key, s->spec.build.cfg->name,
-	    s->art_build);
+	    s->art_build, NULL);
 	step_built(s);
 	if (s->spec.bench->artifact != NULL && s->art_build != NULL &&
 	    (cmd = step_expand(s, "sha256sum -- {artifact}", &s->spec.build,
@@ -434,15 +434,17 @@ step_on_build(void *arg, const struct exec_result *r)
 
 /*
  * The test host's copy is not the artifact built for the commit (gone, or
- * other bytes): the cache forgets it and the commit is built again, here
- * when the test host can build, else by the retry.  Never run.
+ * other bytes): the cache forgets the copy it came from (the test host's
+ * own, or the one relayed) and the commit is taken from another host that
+ * keeps it or built again, here when the test host can build, else by the
+ * retry.  Never run.
  */
 static void
 step_stale(struct step *s, const char *why)
 {
 	struct bd_error err;
 
-	cache_forget(s->spec.cache, &s->key);
+	cache_forget(s->spec.cache, &s->key, s->src_name);
 	if (s->rebuilt || s->spec.bench->build == NULL ||
 	    !(s->spec.test.cfg->roles & CONFIG_ROLE_BUILD)) {
 		step_finish(s, STEP_INFRA, s->src_name, "%s", why);
@@ -458,6 +460,24 @@ step_stale(struct step *s, const char *why)
 	}
 	s->phase = STEP_PHASE_BUILD;
 	step_build(s);
+}
+
+/*
+ * The test host keeps the checked bytes by their hash: the cache lists it
+ * as holding the commit's artifact, so it needs no copy next time, and
+ * can serve the commit when the build host cannot.
+ */
+static void
+step_held(struct step *s)
+{
+	char *kept;
+
+	if (s->sum == NULL)
+		return;
+	kept = step_kept_path(s, &s->spec.test);
+	cache_hold(s->spec.cache, &s->key, s->spec.test.cfg->name, kept,
+	    s->sum);
+	free(kept);
 }
 
 /* The test host's {artifact} holds the checked bytes: install may go. */
@@ -483,6 +503,7 @@ step_on_verify(void *arg, const struct exec_result *r)
 	}
 	if (step_judge(s, &s->spec.test, r) != 0)
 		return;
+	step_held(s);
 	s->phase = STEP_PHASE_INSTALL;
 	step_next(s);
 }
@@ -529,7 +550,7 @@ step_on_relay(void *arg, const struct relay_result *r)
 	host = r->failed == RELAY_SRC ? s->src_name : s->spec.test.cfg->name;
 	/* A vanished artifact is rebuilt by the retry. */
 	if (r->failed == RELAY_SRC && r->rc == -ENOENT)
-		cache_forget(s->spec.cache, &s->key);
+		cache_forget(s->spec.cache, &s->key, s->src_name);
 	step_finish(s, STEP_INFRA, host, "relay: %s", r->err.msg);
 }
 
@@ -710,6 +731,7 @@ step_on_have(void *arg, const struct exec_result *r)
 
 	s->ex = NULL;
 	if (r->status == EXEC_EXITED && r->exit_code == 0) {
+		step_held(s);
 		s->phase = STEP_PHASE_INSTALL;
 		step_next(s);
 		return;

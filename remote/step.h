@@ -17,9 +17,10 @@
  * keep a copy with that hash already, and checked there against the hash
  * before install; then {artifact} on the test host holds those checked
  * bytes (put back from the kept copy when a later build wrote the same
- * path) for install, boot_check and run.  A copy that is gone or has
- * other bytes is
- * forgotten and rebuilt (at once when the test host can build), never run.
+ * path) for install, boot_check and run; the cache then lists the test
+ * host as keeping the artifact too.  A copy that is gone or has other
+ * bytes is forgotten for the host it came from and rebuilt (at once when
+ * the test host can build), never run.
  * The run's exit code 75 (EX_TEMPFAIL) is STEP_RETRY: try again, elsewhere
  * if there is another host.
  *

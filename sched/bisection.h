@@ -86,8 +86,6 @@ struct bisection {
 	size_t			 nprobes;
 	enum agg_kind		 agg;		/* the metric's values in one
 						   run as one sample */
-	double			 run_ms_sum;	/* for the time estimate */
-	unsigned		 run_ms_n;
 	/* Per commit (index g.n: the good side), runs that gave a result
 	 * and runs that failed, in finish order: a commit is skipped only
 	 * once it failed twice and more often than it succeeded. */

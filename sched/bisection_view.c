@@ -151,6 +151,56 @@ bisection_verification_json(const struct bisection *b, json_t *o)
 		json_object_set_new(o, "verification", v);
 }
 
+/*
+ * Seconds left at the measured pace (the store's runs of this benchmark
+ * on this group, from start to finish): a build for each commit likely
+ * still to be built (about log2 of the candidates left, plus both
+ * endpoints before the first sample) and a run for each expected sample,
+ * spread over the group's test hosts.  A build takes the mean of the runs
+ * that built, less a run, and at least as long as a build under way has
+ * taken so far, so a first long build is not mistaken for a short one.
+ * Negative when nothing is measured and nothing builds.
+ */
+static double
+bisection_eta(struct bisection *b, struct store *st,
+    const struct engine_status *es, const struct store_bisection_stats *bs)
+{
+	struct store_run_pace pace;
+	struct bisection_probe *p;
+	struct bd_error err;
+	double run = 0, build = 0, builds, hosts;
+	int known = 0;
+
+	if (store_run_pace(st, b->rec.benchmark, b->rec.group, &pace,
+	    &err) < 0)
+		memset(&pace, 0, sizeof(pace));
+	if (pace.cached_n > 0) {
+		run = (double)pace.cached_ms / (double)pace.cached_n;
+		known = 1;
+	}
+	if (pace.built_n > 0) {
+		build = fmax((double)pace.built_ms / (double)pace.built_n - run,
+		    0);
+		known = 1;
+	}
+	TAILQ_FOREACH(p, &b->probes, entry)
+		if (b->s != NULL && p->phase == STEP_PHASE_BUILD) {
+			build = fmax(build, (double)(sched_clock_ms(b->s) -
+			    p->phase_ms));
+			known = 1;
+		}
+	if (!known || !isfinite(es->est_samples_left))
+		return -1;
+	builds = ceil(log2(fmax((double)es->candidates_left, 1)));
+	if (bs->runs[STORE_RUN_DONE] == 0)
+		builds += 2;
+	builds = fmin(builds, ceil(es->est_samples_left));
+	hosts = b->s != NULL ? (double)sched_group_test_hosts(b->s,
+	    b->rec.group) : 1;
+	return (builds * build + es->est_samples_left * run) /
+	    fmax(hosts, 1) / 1e3;
+}
+
 json_t *
 bisection_status_json(struct bisection *b, struct store *st,
     git_repository *repo)
@@ -161,6 +211,7 @@ bisection_status_json(struct bisection *b, struct store *st,
 	struct bd_error err;
 	char sha[GIT_OID_HEXSZ + 1], subj[256];
 	json_t *o, *fl, *top, *cf;
+	double eta;
 	size_t i;
 
 	memset(&bs, 0, sizeof(bs));
@@ -256,12 +307,9 @@ bisection_status_json(struct bisection *b, struct store *st,
 	    json_real(es.change_lbf / M_LN10) : json_null());
 	json_object_set_new(o, "est_samples_left",
 	    json_real(isfinite(es.est_samples_left) ? es.est_samples_left : 0));
-	if (b->run_ms_n > 0)
-		json_object_set_new(o, "est_seconds_left", json_real(
-		    es.est_samples_left * b->run_ms_sum / b->run_ms_n / 1e3 /
-		    (double)sched_group_test_hosts(b->s, b->rec.group)));
-	else
-		json_object_set_new(o, "est_seconds_left", json_null());
+	eta = bisection_eta(b, st, &es, &bs);
+	json_object_set_new(o, "est_seconds_left", eta >= 0 ? json_real(eta) :
+	    json_null());
 	top = json_array();
 	for (i = 0; i < es.ntop; i++) {
 		graph_oid_tostr(sha, sizeof(sha), &b->g.oids[es.top[i].commit]);

@@ -14,6 +14,15 @@ buildcache_name(const struct cache_key *k, char *buf, size_t len)
 	snprintf(buf, len, "%s#%016" PRIx64, k->benchmark, k->config);
 }
 
+/* Each kept copy joins the hit. */
+static int
+buildcache_copy(void *arg, const struct store_build_copy *c)
+{
+	cache_hit_add(arg, c->host, c->artifact, c->sha256);
+	return 0;
+}
+
+/* A built commit is a hit while any host keeps its artifact. */
 static int
 buildcache_lookup(void *arg, const struct cache_key *k, struct cache_hit *hit)
 {
@@ -26,28 +35,63 @@ buildcache_lookup(void *arg, const struct cache_key *k, struct cache_hit *hit)
 	buildcache_name(k, name, sizeof(name));
 	store_build_init(&b);
 	rc = store_build_lookup(s, k->commit, name, k->group, &b, &err);
-	if (rc == 0 && b.state == STORE_BUILD_OK && b.host != NULL) {
-		hit->host = xstrdup(b.host);
-		hit->artifact = xstrdup(b.artifact ? b.artifact : "");
-		hit->sha256 = b.checksum != NULL && b.checksum[0] != '\0' ?
-		    xstrdup(b.checksum) : NULL;
-	} else {
-		if (rc < 0 && rc != -ENOENT)
-			log_warnx("build cache lookup: %s", err.msg);
+	if (rc == 0 && b.state == STORE_BUILD_OK)
+		rc = store_build_copy_list(s, b.id, buildcache_copy, hit, &err);
+	else if (rc == 0)
 		rc = -ENOENT;
-	}
+	if (rc < 0 && rc != -ENOENT)
+		log_warnx("build cache lookup: %s", err.msg);
 	store_build_release(&b);
-	return rc;
+	return rc == 0 && hit->ncopies > 0 ? 0 : -ENOENT;
 }
 
-static int
-buildcache_put(void *arg, const struct cache_key *k, const char *host,
-    const char *artifact, enum store_build_state state)
+/* The build row of k, or 0 when there is none that built. */
+static int64_t
+buildcache_id(struct store *s, const struct cache_key *k)
 {
-	struct store *s = arg;
 	struct store_build b;
 	struct bd_error err;
 	char name[512];
+	int64_t id = 0;
+
+	buildcache_name(k, name, sizeof(name));
+	store_build_init(&b);
+	if (store_build_lookup(s, k->commit, name, k->group, &b, &err) == 0 &&
+	    b.state == STORE_BUILD_OK)
+		id = b.id;
+	store_build_release(&b);
+	return id;
+}
+
+/* host keeps a copy of k's artifact with that hash. */
+static void
+buildcache_hold(void *arg, const struct cache_key *k, const char *host,
+    const char *artifact, const char *sha256)
+{
+	struct store_build_copy c = { host, artifact, sha256, 0 };
+	struct bd_error err;
+	int64_t id;
+
+	if ((id = buildcache_id(arg, k)) != 0 &&
+	    store_build_copy_put(arg, id, &c, &err) < 0)
+		log_warnx("build cache: copy on %s not recorded: %s", host,
+		    err.msg);
+}
+
+/*
+ * A build is recorded with its host, which keeps the first copy; copies
+ * other hosts keep stay listed, as each has its own hash.
+ */
+static int
+buildcache_store(void *arg, const struct cache_key *k, const char *host,
+    const char *artifact, const char *sha256)
+{
+	struct store *s = arg;
+	struct store_build b;
+	struct store_build_copy c = { host, artifact, sha256, 0 };
+	struct bd_error err;
+	char name[512];
+	int64_t id;
 	int rc;
 
 	buildcache_name(k, name, sizeof(name));
@@ -57,25 +101,25 @@ buildcache_put(void *arg, const struct cache_key *k, const char *host,
 	b.group = k->group;
 	b.host = host;
 	b.artifact = artifact;
-	b.state = state;
-	rc = store_build_record(s, &b, NULL, &err);
+	b.checksum = sha256;
+	b.state = STORE_BUILD_OK;
+	if ((rc = store_build_record(s, &b, &id, &err)) == 0)
+		rc = store_build_copy_put(s, id, &c, &err);
 	if (rc < 0)
 		log_warnx("build cache record: %s", err.msg);
 	return rc;
 }
 
-static int
-buildcache_store(void *arg, const struct cache_key *k, const char *host,
-    const char *artifact)
-{
-	return buildcache_put(arg, k, host, artifact, STORE_BUILD_OK);
-}
-
-/* A vanished artifact is recorded as failed so the next lookup rebuilds. */
+/* A copy gone or different is forgotten for its host (NULL: all). */
 static void
-buildcache_forget(void *arg, const struct cache_key *k)
+buildcache_forget(void *arg, const struct cache_key *k, const char *host)
 {
-	buildcache_put(arg, k, "", "", STORE_BUILD_FAILED);
+	struct bd_error err;
+	int64_t id;
+
+	if ((id = buildcache_id(arg, k)) != 0 &&
+	    store_build_copy_forget(arg, id, host, &err) < 0)
+		log_warnx("build cache forget: %s", err.msg);
 }
 
 int
@@ -153,6 +197,7 @@ buildcache_describe(void *arg, const char *host, const char *command,
 static const struct cache_ops buildcache_ops = {
 	.lookup = buildcache_lookup,
 	.store = buildcache_store,
+	.hold = buildcache_hold,
 	.forget = buildcache_forget,
 	.checksum = buildcache_checksum_put,
 	.described = buildcache_described,

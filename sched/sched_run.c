@@ -499,8 +499,6 @@ sched_job_record(void *arg, const struct step_result *r, const char *host)
 		sched_feed(s, p, res.state, NULL, 0, r->err.msg);
 		goto out;
 	}
-	b->run_ms_sum += (double)wall_ms;
-	b->run_ms_n++;
 	mv = bisection_metric(b, m, n);
 	sched_emit(s, "sample", json_pack("{s:I, s:I, s:s, s:s, s:s, s:o}",
 	    "bisection", (json_int_t)b->id, "run", (json_int_t)p->run,

@@ -437,3 +437,33 @@ store_bisection_stats(struct store *s, int64_t id,
 		    s->path, (long long)id);
 	return error;
 }
+
+/* Rows are (built, count, summed ms). */
+static int
+store_run_pace_row(void *arg, sqlite3_stmt *stmt)
+{
+	struct store_run_pace *p = arg;
+
+	if (sqlite3_column_int(stmt, 0) != 0) {
+		p->built_n += sqlite3_column_int64(stmt, 1);
+		p->built_ms += sqlite3_column_int64(stmt, 2);
+	} else {
+		p->cached_n += sqlite3_column_int64(stmt, 1);
+		p->cached_ms += sqlite3_column_int64(stmt, 2);
+	}
+	return 0;
+}
+
+/* What runs took, for estimates that follow measured times. */
+int
+store_run_pace(struct store *s, const char *benchmark, const char *group,
+    struct store_run_pace *p, struct bd_error *err)
+{
+	sqlite3_stmt *stmt;
+
+	memset(p, 0, sizeof(*p));
+	stmt = store_stmt(s, STMT_RUN_PACE);
+	store_bind_text(stmt, 1, benchmark);
+	store_bind_text(stmt, 2, group);
+	return store_each(s, stmt, store_run_pace_row, p, err, "run pace");
+}

@@ -2,7 +2,9 @@
  * Builds: one per (commit, benchmark, host group), shared by every
  * bisection, so a commit is built once per group; a failed build is
  * remembered too, so an unbuildable commit is skipped without rebuilding.
+ * build_hosts lists every host that keeps a build's artifact.
  */
+#include <errno.h>
 #include <string.h>
 
 #include "store/store_int.h"
@@ -80,4 +82,70 @@ store_build_record(struct store *s, const struct store_build *b,
 	if (idp != NULL)
 		*idp = sqlite3_column_int64(st, 0);
 	return store_exec(s, st, err, "record build");
+}
+
+/* A host that checked and kept the artifact may serve it from now on. */
+int
+store_build_copy_put(struct store *s, int64_t build,
+    const struct store_build_copy *c, struct bd_error *err)
+{
+	sqlite3_stmt *st;
+
+	if (build <= 0 || c->host == NULL || c->host[0] == '\0' ||
+	    c->artifact == NULL)
+		return bd_error_set(err, -EINVAL, "store: a kept copy needs a "
+		    "build, a host and a path");
+	st = store_stmt(s, STMT_BUILD_COPY_PUT);
+	sqlite3_bind_int64(st, 1, build);
+	store_bind_text(st, 2, c->host);
+	store_bind_text(st, 3, c->artifact);
+	store_bind_text(st, 4, c->sha256);
+	sqlite3_bind_int64(st, 5, store_now_ms());
+	return store_exec(s, st, err, "keep a build's copy");
+}
+
+/* A copy found gone or different is never offered again. */
+int
+store_build_copy_forget(struct store *s, int64_t build, const char *host,
+    struct bd_error *err)
+{
+	sqlite3_stmt *st;
+
+	st = store_stmt(s, STMT_BUILD_COPY_DEL);
+	sqlite3_bind_int64(st, 1, build);
+	store_bind_text(st, 2, host);
+	return store_exec(s, st, err, "forget a build's copy");
+}
+
+struct store_build_copy_each {
+	store_build_copy_cb	 cb;
+	void			*arg;
+};
+
+/* The row's strings live until the statement steps again. */
+static int
+store_build_copy_row(void *arg, sqlite3_stmt *st)
+{
+	struct store_build_copy_each *e = arg;
+	struct store_build_copy c;
+
+	c.host = (const char *)sqlite3_column_text(st, 0);
+	c.artifact = (const char *)sqlite3_column_text(st, 1);
+	c.sha256 = (const char *)sqlite3_column_text(st, 2);
+	c.updated_ms = sqlite3_column_int64(st, 3);
+	return e->cb(e->arg, &c);
+}
+
+/* Newest first, so a lookup tries the copy kept last before older ones. */
+int
+store_build_copy_list(struct store *s, int64_t build, store_build_copy_cb cb,
+    void *arg, struct bd_error *err)
+{
+	struct store_build_copy_each e = { cb, arg };
+	sqlite3_stmt *st;
+
+	st = store_stmt(s, STMT_BUILD_COPY_LIST);
+	sqlite3_bind_int64(st, 1, build);
+	return store_each(s, st, store_build_copy_row, &e, err,
+	    "list a build's copies");
 }

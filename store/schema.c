@@ -246,6 +246,26 @@ static const char store_schema_v8[] =
 "  PRIMARY KEY (host, command)"
 ") STRICT;";
 
+/*
+ * Version 9: every host that keeps a build's artifact.  A copy relayed to
+ * a test host and checked there is kept by its sha256 like the build
+ * host's, so a commit is not built again while any host of the group
+ * keeps it; each row carries the kept copy's path and hash.
+ */
+static const char store_schema_v9[] =
+"CREATE TABLE build_hosts ("
+"  build INTEGER NOT NULL REFERENCES builds (id),"
+"  host TEXT NOT NULL CHECK (host <> ''),"
+"  artifact TEXT NOT NULL,"
+"  sha256 TEXT,"
+"  updated_ms INTEGER NOT NULL,"
+"  PRIMARY KEY (build, host)"
+") STRICT;"
+"INSERT INTO build_hosts (build, host, artifact, sha256, updated_ms)"
+"  SELECT id, host, coalesce(artifact, ''), nullif(checksum, ''),"
+"  updated_ms FROM builds"
+"  WHERE state = 'ok' AND host IS NOT NULL AND host <> '';";
+
 const struct store_migration store_migrations[] = {
 	{ 1, store_schema_v1 },
 	{ 2, store_schema_v2 },
@@ -255,6 +275,7 @@ const struct store_migration store_migrations[] = {
 	{ 6, store_schema_v6 },
 	{ 7, store_schema_v7 },
 	{ 8, store_schema_v8 },
+	{ 9, store_schema_v9 },
 };
 const size_t store_nmigrations =
     sizeof(store_migrations) / sizeof(store_migrations[0]);
@@ -347,6 +368,21 @@ const char *const store_sql[STMT_COUNT] = {
 	    " UNION ALL SELECT 4, NULL, count(*) FROM runs WHERE bisection = ?1"
 	    " AND reused_from IS NOT NULL",
 
+	/*
+	 * How long done runs of a benchmark on a group took from start to
+	 * finish, split by whether they built their commit ($.built of the
+	 * timings): the status estimate's measured pace.
+	 */
+	[STMT_RUN_PACE] =
+	    "SELECT coalesce(json_extract(runs.timings, '$.built'), 0),"
+	    " count(*), sum(runs.finished_ms - runs.started_ms)"
+	    " FROM runs JOIN bisections ON bisections.id = runs.bisection"
+	    " WHERE bisections.benchmark = ?1 AND bisections.grp = ?2"
+	    " AND runs.state = 'done' AND runs.reused_from IS NULL"
+	    " AND runs.started_ms IS NOT NULL"
+	    " AND runs.finished_ms >= runs.started_ms"
+	    " GROUP BY 1",
+
 	[STMT_PROBE_ADD] =
 	    "INSERT INTO probes (bisection, rev, requested_ms)"
 	    " VALUES (?1, ?2, ?3)",
@@ -404,6 +440,19 @@ const char *const store_sql[STMT_COUNT] = {
 	    " checksum = excluded.checksum, state = excluded.state,"
 	    " updated_ms = excluded.updated_ms"
 	    " RETURNING id",
+
+	[STMT_BUILD_COPY_PUT] =
+	    "INSERT INTO build_hosts (build, host, artifact, sha256,"
+	    " updated_ms) VALUES (?1, ?2, ?3, ?4, ?5)"
+	    " ON CONFLICT (build, host) DO UPDATE SET"
+	    " artifact = excluded.artifact, sha256 = excluded.sha256,"
+	    " updated_ms = excluded.updated_ms",
+	[STMT_BUILD_COPY_DEL] =
+	    "DELETE FROM build_hosts WHERE build = ?1"
+	    " AND (?2 IS NULL OR host = ?2)",
+	[STMT_BUILD_COPY_LIST] =
+	    "SELECT host, artifact, sha256, updated_ms FROM build_hosts"
+	    " WHERE build = ?1 ORDER BY updated_ms DESC, host",
 
 	[STMT_HOST_PUT] =
 	    "INSERT INTO hosts (" HOST_COLS ") VALUES (?1, ?2, ?3, ?4, ?5)"

@@ -379,6 +379,19 @@ int	store_run_value_list(struct store *s, int64_t bisection,
 int	store_bisection_stats(struct store *s, int64_t id,
 	    struct store_bisection_stats *st, struct bd_error *err);
 
+/*
+ * The measured pace of a benchmark on a host group, over every bisection:
+ * done runs (reused ones left out) that built their commit and those that
+ * ran on a kept artifact, each counted with their summed start-to-finish
+ * time.
+ */
+struct store_run_pace {
+	int64_t	built_n, built_ms;
+	int64_t	cached_n, cached_ms;
+};
+int	store_run_pace(struct store *s, const char *benchmark,
+	    const char *group, struct store_run_pace *p, struct bd_error *err);
+
 /* ---- builds, shared across bisections ---- */
 
 enum store_build_state {
@@ -409,6 +422,30 @@ int	store_build_lookup(struct store *s, const char *commit,
 /* Inserts or replaces the build of b's key; *idp (may be NULL) its id. */
 int	store_build_record(struct store *s, const struct store_build *b,
 	    int64_t *idp, struct bd_error *err);
+
+/*
+ * The hosts that keep a build's artifact: the build host and every test
+ * host a copy was relayed to and checked on, each with its kept copy's
+ * path and sha256 (NULL when not known).  Strings are valid during the
+ * callback only.
+ */
+struct store_build_copy {
+	const char	*host;
+	const char	*artifact;
+	const char	*sha256;
+	int64_t		 updated_ms;
+};
+typedef int (*store_build_copy_cb)(void *arg,
+	    const struct store_build_copy *c);
+/* Host keeps a copy of build's artifact (replacing what it kept before). */
+int	store_build_copy_put(struct store *s, int64_t build,
+	    const struct store_build_copy *c, struct bd_error *err);
+/* Host (NULL: every host) no longer keeps the artifact. */
+int	store_build_copy_forget(struct store *s, int64_t build,
+	    const char *host, struct bd_error *err);
+/* The copies of build, the most recently kept first. */
+int	store_build_copy_list(struct store *s, int64_t build,
+	    store_build_copy_cb cb, void *arg, struct bd_error *err);
 
 /* ---- hosts: health that must survive a restart (drain, quarantine) ---- */
 

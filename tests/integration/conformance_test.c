@@ -270,7 +270,7 @@ static void
 conf_content(int64_t *done, int64_t *failed, int64_t *cancelled)
 {
 	json_t *b, *r;
-	char *sections, *extra, *all;
+	char *extra;
 
 	svc_setup_with("conform", 2, "2:3", 0, conf_broken_bench);
 	*done = svc_bisect("runtime_ms", NULL);
@@ -291,8 +291,6 @@ conf_content(int64_t *done, int64_t *failed, int64_t *cancelled)
 	cr_assert_str_eq(tst_daemon_error_code(r), "conflict");
 	json_decref(r);
 	/* Restart with a host that is down and one whose key is refused. */
-	cr_assert_eq(tst_daemon_stop(&svc.td, SIGTERM), 0);
-	sections = svc_sections(NULL);
 	xasprintf(&extra, "[host down]\naddress = 127.0.0.1\nport = %d\n"
 	    "user = bench\nidentity = %s\nknown_hosts = %s\ngroup = lab\n"
 	    "roles = test\nconnect_timeout = 2s\n\n"
@@ -301,12 +299,8 @@ conf_content(int64_t *done, int64_t *failed, int64_t *cancelled)
 	    "connect_timeout = 2s\n", conf_dead_port(), svc.host[0].user_key,
 	    svc.host[0].known_hosts, svc.host[1].port, svc.host[1].user_key,
 	    svc.host[0].known_hosts);
-	xasprintf(&all, "%s%s", sections, extra);
-	cr_assert_eq(tst_daemon_write_config(&svc.td, NULL, all), 0);
-	free(all);
+	svc_restart(extra);
 	free(extra);
-	free(sections);
-	cr_assert_eq(tst_daemon_start(&svc.td), 0, "no restart");
 }
 
 /* Defect 1: list (and status without an id) shows every bisection. */

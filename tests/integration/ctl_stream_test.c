@@ -112,6 +112,42 @@ CTEST(follow_plain_lines_until_done)
 	cr_expect_eq(fakesrv_nrequests(&fs), 5, "four status and one watch");
 }
 
+/*
+ * In a pipe a line is printed when the progress changes, not when only
+ * the seconds of the build and of the bisection moved between polls;
+ * each line still says how long things took when it was printed.
+ */
+CTEST(follow_in_a_pipe_ignores_ticking_seconds)
+{
+	static const char building[] =
+	    "{'ok':true,'bisection':{'id':4,'state':'running',"
+	    "'phase':'reproducing','samples':0,'est_samples_left':6,"
+	    "'elapsed_seconds':%d,'in_flight':[{'run':1,'commit':"
+	    "'c0ffee00c0ffee00c0ffee00c0ffee00c0ffee00','host':'h0',"
+	    "'phase':'%s','phase_seconds':%d}]}}";
+	char r1[512], r2[512], r3[512];
+	int i;
+
+	snprintf(r1, sizeof(r1), building, 3, "build", 3);
+	snprintf(r2, sizeof(r2), building, 5, "build", 5);
+	snprintf(r3, sizeof(r3), building, 7, "run", 1);
+	start(FAKESRV_LOCKSTEP);
+	reply("status", r1);
+	reply("status", r2);
+	reply("status", r3);
+	reply("status", done_culprit);
+	for (i = 0; i < 3; i++)
+		event("{'event':'sample','time_ms':1764000000000,"
+		    "'bisection':4,'value':1.0}");
+	serve();
+	CTL("status", "4", "--follow");
+	cr_expect_eq(o.status, 0, "stderr: %s", o.err);
+	cr_expect_eq(count_lines(o.out), 3, "build, run, done:\n%s", o.out);
+	expect_out("#4 reproducing: 0/6 steps, building on h0 for 3s, 3s "
+	    "elapsed\n#4 reproducing: 0/6 steps, running on h0 for 1s, 7s "
+	    "elapsed\n#4 done:");
+}
+
 CTEST(follow_failed_exits_1)
 {
 	script_follow("{'ok':true,'bisection':{'id':4,'state':'failed',"

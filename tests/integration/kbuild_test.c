@@ -8,6 +8,8 @@
  */
 #include <criterion/criterion.h>
 #include <jansson.h>
+#include <signal.h>
+#include <sqlite3.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -109,17 +111,12 @@ counted_bench(void)
 	return text;
 }
 
-Test(kbuild, a_commit_is_built_once_on_two_hosts)
+/* No commit appears twice in the builds file counted_bench writes. */
+static void
+kb_assert_built_once(void)
 {
-	json_t *b;
 	char *builds, *line, *next, *dup;
-	int64_t id;
 
-	svc_setup_with("kb-once", 2, "2:3", 0, counted_bench);
-	id = svc_bisect_on("counted", svc.good, svc.bad, "runtime_ms", NULL);
-	b = svc_wait(id);
-	svc_assert_culprit(b);
-	json_decref(b);
 	builds = kb_read("builds");
 	cr_assert_not_null(builds);
 	cr_log_info("builds:\n%s", builds);
@@ -132,6 +129,80 @@ Test(kbuild, a_commit_is_built_once_on_two_hosts)
 		*next = '\n';
 	}
 	free(builds);
+}
+
+Test(kbuild, a_commit_is_built_once_on_two_hosts)
+{
+	json_t *b;
+	int64_t id;
+
+	svc_setup_with("kb-once", 2, "2:3", 0, counted_bench);
+	id = svc_bisect_on("counted", svc.good, svc.bad, "runtime_ms", NULL);
+	b = svc_wait(id);
+	svc_assert_culprit(b);
+	json_decref(b);
+	kb_assert_built_once();
+}
+
+/* The hosts the store lists as keeping an artifact of commit. */
+static int
+kb_copies(const char *commit, const char *host)
+{
+	sqlite3 *db;
+	sqlite3_stmt *st;
+	int n;
+
+	cr_assert_eq(sqlite3_open_v2(svc.td.db, &db, SQLITE_OPEN_READONLY,
+	    NULL), SQLITE_OK);
+	cr_assert_eq(sqlite3_prepare_v2(db, "SELECT count(*) FROM build_hosts"
+	    " JOIN builds ON builds.id = build_hosts.build"
+	    " WHERE builds.rev = ?1 AND build_hosts.host = ?2"
+	    " AND length(build_hosts.sha256) = 64", -1, &st, NULL),
+	    SQLITE_OK, "%s", sqlite3_errmsg(db));
+	sqlite3_bind_text(st, 1, commit, -1, SQLITE_STATIC);
+	sqlite3_bind_text(st, 2, host, -1, SQLITE_STATIC);
+	cr_assert_eq(sqlite3_step(st), SQLITE_ROW);
+	n = sqlite3_column_int(st, 0);
+	sqlite3_finalize(st);
+	sqlite3_close(db);
+	return n;
+}
+
+/*
+ * Every commit is built on h0 and relayed to h1, the only test host, which
+ * keeps the checked copies.  With h0 gone (its sshd stopped) and h1 now
+ * able to build, a second bisection of the range takes the commits h1
+ * keeps from h1 itself: none is built again, and the store lists both
+ * hosts for each endpoint.
+ */
+Test(kbuild, a_relayed_copy_serves_when_its_build_host_is_down)
+{
+	json_t *b;
+	char *more;
+	int64_t id;
+
+	svc_set_roles(0, "build");
+	svc_set_roles(1, "test");
+	svc_setup_with("kb-held", 2, "2:3", 0, counted_bench);
+	id = svc_bisect_on("counted", svc.good, svc.bad, "runtime_ms", NULL);
+	b = svc_wait(id);
+	svc_assert_culprit(b);
+	json_decref(b);
+	cr_assert_eq(tst_daemon_stop(&svc.td, SIGTERM), 0);
+	cr_assert_eq(kb_copies(svc.good, "h0"), 1);
+	cr_assert_eq(kb_copies(svc.good, "h1"), 1);
+	cr_assert_eq(kb_copies(svc.bad, "h0"), 1);
+	cr_assert_eq(kb_copies(svc.bad, "h1"), 1);
+	sshd_stop(&svc.host[0]);
+	svc_set_roles(1, "build,test");
+	more = counted_bench();
+	svc_restart(more);
+	free(more);
+	id = svc_bisect_on("counted", svc.good, svc.bad, "ops_per_sec", NULL);
+	b = svc_wait(id);
+	svc_assert_culprit(b);
+	json_decref(b);
+	kb_assert_built_once();
 }
 
 /*
@@ -309,7 +380,8 @@ Test(kbuild, artifacts_reach_a_host_without_sftp)
 
 	/* h0 builds, h1 runs: every artifact must reach h1. */
 	svc_set_nosftp(1u << 1);
-	svc_set_roles("build", "test");
+	svc_set_roles(0, "build");
+	svc_set_roles(1, "test");
 	svc_setup_with("kb-nosftp", 2, "2:3", 0, counted_bench);
 	id = svc_bisect_on("counted", svc.good, svc.bad, "runtime_ms", NULL);
 	b = svc_wait(id);
@@ -370,4 +442,97 @@ Test(kbuild, status_shows_the_phase_of_a_run_while_it_builds)
 	b = svc_wait(id);
 	svc_assert_culprit(b);
 	json_decref(b);
+}
+
+/* Builds that take a while and runs that take a second at least. */
+static char *
+slow_bench(void)
+{
+	char *text;
+
+	xasprintf(&text, "\n[benchmark slow]\n"
+	    "build = sleep 4 && " KB_COMPILE "\n"
+	    "artifact = {workdir}/src-{short}/bench\n"
+	    "run = sleep 1 && {artifact}\n"
+	    "metrics = runtime_ms:lower, ops_per_sec:higher\n"
+	    "min_change = 5%%\nverify = none\n"
+	    "build_timeout = 2m\nrun_timeout = 1m\n", svc.repo);
+	return text;
+}
+
+/*
+ * The estimate of time left follows measured durations: during the first
+ * build it is at least what that build has taken so far (not the pace of
+ * runs nobody has measured), and a later bisection of the benchmark
+ * starts from the runs measured before, each at least the run's second.
+ */
+Test(kbuild, the_estimate_follows_measured_build_and_run_times)
+{
+	json_t *b, *f, *r;
+	const char *phase;
+	char *dump;
+	double est, left;
+	int waited, seen = 0;
+	size_t i;
+	int64_t id;
+
+	svc_setup_with("kb-eta", 1, "2:3", 0, slow_bench);
+	id = svc_bisect_on("slow", svc.good, svc.bad, "runtime_ms", NULL);
+	for (waited = 0; waited < SVC_WAIT_MS && !seen; waited += 100) {
+		b = svc_status(id);
+		dump = json_dumps(b, JSON_COMPACT);
+		json_array_foreach(json_object_get(b, "in_flight"), i, f) {
+			phase = json_string_value(json_object_get(f, "phase"));
+			if (phase == NULL || strcmp(phase, "build") != 0 ||
+			    json_integer_value(json_object_get(f,
+			    "phase_seconds")) < 2 ||
+			    json_integer_value(json_object_get(b,
+			    "samples")) != 0)
+				continue;
+			cr_assert(json_is_number(json_object_get(b,
+			    "est_seconds_left")), "no estimate: %s", dump);
+			est = json_number_value(json_object_get(b,
+			    "est_seconds_left"));
+			cr_assert_geq(est, (double)json_integer_value(
+			    json_object_get(f, "phase_seconds")),
+			    "the estimate is shorter than the build so far: %s",
+			    dump);
+			seen = 1;
+			break;
+		}
+		free(dump);
+		json_decref(b);
+		if (!seen)
+			usleep(100 * 1000);
+	}
+	cr_assert(seen, "no status during the first build");
+	b = svc_wait(id);
+	svc_assert_culprit(b);
+	json_decref(b);
+	/* The commits are kept: the next bisection's pace is the runs'. */
+	id = svc_bisect_on("slow", svc.good, svc.bad, "ops_per_sec", NULL);
+	for (waited = 0, seen = 0; waited < SVC_WAIT_MS && !seen;
+	    waited += 100) {
+		b = svc_status(id);
+		left = json_number_value(json_object_get(b,
+		    "est_samples_left"));
+		if (left > 0) {
+			dump = json_dumps(b, JSON_COMPACT);
+			cr_assert(json_is_number(json_object_get(b,
+			    "est_seconds_left")), "no estimate: %s", dump);
+			est = json_number_value(json_object_get(b,
+			    "est_seconds_left"));
+			cr_assert_geq(est, left * 1.0, "runs take a second at "
+			    "least: %s", dump);
+			free(dump);
+			seen = 1;
+		}
+		json_decref(b);
+		if (!seen)
+			usleep(100 * 1000);
+	}
+	cr_assert(seen, "no estimate of the second bisection");
+	r = svc_req("{\"cmd\":\"cancel\",\"bisection\":%lld}", (long long)id);
+	json_decref(r);
+	svc_wait_quiet(id);
 }

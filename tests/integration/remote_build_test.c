@@ -123,8 +123,8 @@ Test(remote_build, builds_on_a_build_host_and_runs_nothing)
 	/* The build cache names the build host and the path. */
 	cache_key_init(&k, "g", &b, COMMIT);
 	cr_assert_eq(cache_lookup(&cache, &k, &hit), 0);
-	cr_expect_str_eq(hit.host, "builder");
-	cr_expect_str_eq(hit.artifact, art);
+	cr_expect_str_eq(hit.copies[0].host, "builder");
+	cr_expect_str_eq(hit.copies[0].artifact, art);
 	cache_hit_release(&hit);
 	/* Nothing ran on either host. */
 	ran = rtest_path_in(rtest_srv[0].dir, "ran");

@@ -3,6 +3,7 @@
 #include <sys/wait.h>
 
 #include <pwd.h>
+#include <signal.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -22,7 +23,7 @@ static const char *svc_hook_tail = "";
 static const char *svc_hook_timeout;
 /* Hosts of the next fixture (bit i: host i) whose sshd has no SFTP. */
 static unsigned svc_nosftp;
-/* Roles of the next fixture's hosts; NULL: build,test. */
+/* The roles of each fixture host; NULL: build,test. */
 static const char *svc_roles[2];
 
 void
@@ -54,12 +55,27 @@ svc_set_hook(const char *tail, const char *timeout)
 	svc_hook_timeout = timeout;
 }
 
-/* The next fixture's host i has roles (NULL: build,test). */
+/* The fixture's sections plus more, written and read by a new daemon. */
 void
-svc_set_roles(const char *h0, const char *h1)
+svc_restart(const char *more)
 {
-	svc_roles[0] = h0;
-	svc_roles[1] = h1;
+	char *sections, *all;
+
+	if (svc.td.pid != 0)
+		cr_assert_eq(tst_daemon_stop(&svc.td, SIGTERM), 0);
+	sections = svc_sections(NULL);
+	xasprintf(&all, "%s%s", sections, more ? more : "");
+	cr_assert_eq(tst_daemon_write_config(&svc.td, NULL, all), 0);
+	free(all);
+	free(sections);
+	cr_assert_eq(tst_daemon_start(&svc.td), 0, "no restart");
+}
+
+/* The roles host i has in the config written from now on. */
+void
+svc_set_roles(int i, const char *roles)
+{
+	svc_roles[i] = roles;
 }
 
 /* The next fixture's hosts in mask (bit i: host i) run without SFTP. */
@@ -123,8 +139,9 @@ svc_sections_for(const char *repo, const char *extra_bench,
 		    "group = lab\nroles = %s\nworkdir = %s/w%d\n"
 		    "connect_timeout = 5s\nkeepalive = 2s\n%s\n", text, i,
 		    hosts[i].port, pw->pw_name, hosts[i].user_key,
-		    hosts[i].known_hosts, i < 2 && svc_roles[i] ? svc_roles[i] :
-		    "build,test", dir, i, extra_host);
+		    hosts[i].known_hosts, hosts == svc.host && i < 2 &&
+		    svc_roles[i] != NULL ? svc_roles[i] : "build,test", dir, i,
+		    extra_host);
 		free(text);
 		text = t;
 	}

@@ -44,8 +44,6 @@ struct svc_ids {
 void	 svc_generate(const char *script, const char *repo, const char *a1,
 	    const char *a2, const char *a3, struct svc_ids *ids);
 void	 svc_fini(void);
-/* The next fixture's host 0 and 1 have these roles (NULL: build,test). */
-void	 svc_set_roles(const char *h0, const char *h1);
 /* The repository (plant "topic:commit", broken commits), hosts, daemon. */
 void	 svc_setup(const char *tag, int nhosts, const char *plant, int broken);
 /*
@@ -127,6 +125,16 @@ void	 svc_set_hook(const char *tail, const char *timeout);
  * without the SFTP subsystem; svc_fini forgets it.
  */
 void	 svc_set_nosftp(unsigned mask);
+/*
+ * Stops the daemon (if it runs) and starts it again on the fixture's
+ * sections plus more (NULL: none), with the same database.
+ */
+void	 svc_restart(const char *more);
+/*
+ * Host i has roles ("build", "test" or "build,test") in every config
+ * written from now on (svc_setup, svc_sections); svc_fini forgets it.
+ */
+void	 svc_set_roles(int i, const char *roles);
 /* Once every job has ended: no store refusal was logged at the end. */
 void	 svc_assert_ended_quietly(void);
 

@@ -299,7 +299,7 @@ Test(labbuild, cached_commit_is_not_built_again)
 
 	world_up();
 	cache_key_init(&k, "builders", &w.bench, C1);
-	cr_assert_eq(cache_store(&w.cache, &k, "b2", "/w/out-c1"), 0);
+	cr_assert_eq(cache_store(&w.cache, &k, "b2", "/w/out-c1", NULL), 0);
 	submit(C1, "1", &h);
 	cr_expect_eq(w.builder.n, 0);
 	cr_assert_eq(w.lab.n, 1);
@@ -307,7 +307,7 @@ Test(labbuild, cached_commit_is_not_built_again)
 	cr_expect_str_eq(w.lab.runs[0]->build_host, "b2");
 	/* Cached for another group: built here. */
 	cache_key_init(&k, "lava", &w.bench, C2);
-	cr_assert_eq(cache_store(&w.cache, &k, "b2", "/w/out-c2"), 0);
+	cr_assert_eq(cache_store(&w.cache, &k, "b2", "/w/out-c2", NULL), 0);
 	submit(C2, "2", &h);
 	cr_expect_eq(w.builder.n, 1);
 	fake_end(&w.lab, 0, 1, STEP_OK, "lab1", NULL, "");
@@ -328,7 +328,7 @@ Test(labbuild, a_cached_artifact_the_lab_could_not_use_is_built_again)
 
 	world_up();
 	cache_key_init(&k, "builders", &w.bench, C1);
-	cr_assert_eq(cache_store(&w.cache, &k, "b2", "/w/out-c1"), 0);
+	cr_assert_eq(cache_store(&w.cache, &k, "b2", "/w/out-c1", NULL), 0);
 	submit(C1, "1", &h);
 	cr_assert_eq(w.lab.n, 1);
 	fake_end(&w.lab, 0, 0, STEP_FAILED, "lab1", NULL, "benchmark failed");

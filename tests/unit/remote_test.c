@@ -126,16 +126,32 @@ Test(remote, cache_keys_and_memory_cache)
 	cache_key_init(&k2, "g", &b2, "abc");
 	cr_assert_neq(k1.config, k2.config, "build template is in the key");
 	cr_assert_eq(cache_lookup(&c, &k1, &hit), -ENOENT);
-	cr_assert_eq(cache_store(&c, &k1, "h1", "/w/art"), 0);
+	cr_assert_eq(cache_store(&c, &k1, "h1", "/w/art", "aa"), 0);
 	cr_assert_eq(cache_lookup(&c, &k1, &hit), 0);
-	cr_assert_str_eq(hit.host, "h1");
-	cr_assert_str_eq(hit.artifact, "/w/art");
+	cr_assert_eq(hit.ncopies, 1);
+	cr_assert_str_eq(hit.copies[0].host, "h1");
+	cr_assert_str_eq(hit.copies[0].artifact, "/w/art");
+	cr_assert_str_eq(hit.copies[0].sha256, "aa");
+	cache_hit_release(&hit);
+	/* A test host that checked a relayed copy keeps it too. */
+	cache_hold(&c, &k1, "h2", "/w2/kept", "aa");
+	cr_assert_eq(cache_lookup(&c, &k1, &hit), 0);
+	cr_assert_eq(hit.ncopies, 2);
+	cr_assert_not_null(cache_hit_on(&hit, "h1"));
+	cr_assert_str_eq(cache_hit_on(&hit, "h2")->artifact, "/w2/kept");
+	cr_assert_null(cache_hit_on(&hit, "h3"));
+	cache_hit_release(&hit);
+	/* The build host's copy is gone: the other one still serves. */
+	cache_forget(&c, &k1, "h1");
+	cr_assert_eq(cache_lookup(&c, &k1, &hit), 0);
+	cr_assert_eq(hit.ncopies, 1);
+	cr_assert_str_eq(hit.copies[0].host, "h2");
 	cache_hit_release(&hit);
 	cr_assert_eq(cache_lookup(&c, &k2, &hit), -ENOENT);
 	k2 = k1;
 	k2.group = "other";
 	cr_assert_eq(cache_lookup(&c, &k2, &hit), -ENOENT);
-	cache_forget(&c, &k1);
+	cache_forget(&c, &k1, NULL);
 	cr_assert_eq(cache_lookup(&c, &k1, &hit), -ENOENT);
 	cr_assert_eq(cache_lookup(NULL, &k1, &hit), -ENOENT);
 	cache_mem_free(m);
