@@ -535,6 +535,7 @@ main(int argc, char **argv)
 		{ "json", no_argument, NULL, 'j' },
 		{ "socket", required_argument, NULL, 's' },
 		{ "help", no_argument, NULL, 'h' },
+		{ "version", no_argument, NULL, 'V' },
 		{ NULL, 0, NULL, 0 }
 	};
 	struct ctlopts o;
@@ -553,6 +554,11 @@ main(int argc, char **argv)
 		case 'j':
 			o.raw = 1;
 			break;
+		case 'V':
+			/* The client's own version; `bisectctl version` asks the daemon's. */
+			printf("bisectctl %s (protocol %d)\n", BISECTD_VERSION,
+			    PROTO_VERSION);
+			return 0;
 		default:
 			usage();
 		}

@@ -23,7 +23,7 @@ if command -v systemd-analyze >/dev/null 2>&1; then
 	unit="$build/check/bisectd.service"
 	mkdir -p "$build/check"
 	# Point ExecStart at the binary just built, so verify finds it.
-	sed -e "s|@BINDIR@|$build|g" -e "s|@SYSCONFDIR@|/etc|g" \
+	sed -e "s|@SBINDIR@|$build|g" -e "s|@SYSCONFDIR@|/etc|g" \
 	    contrib/systemd/bisectd.service.in > "$unit"
 	if out=$(systemd-analyze verify --man=no "$unit" 2>&1) && [ -z "$out" ]; then
 		echo "ok   systemd-analyze verify contrib/systemd/bisectd.service.in"
