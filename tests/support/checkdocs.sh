@@ -1,8 +1,9 @@
 #!/bin/sh
 # Checks that ship beside the C tests: every man page renders without a
 # groff warning, every table of docs/statistics.md names the command that
-# prints it, and the systemd unit passes `systemd-analyze verify` (when
-# systemd-analyze exists on this machine).  Usage: checkdocs.sh BUILD_DIR
+# prints it, the systemd unit passes `systemd-analyze verify` (when
+# systemd-analyze exists on this machine), and every tracked source file
+# names its license as SPDX in its first lines.  Usage: checkdocs.sh BUILD_DIR
 set -u
 build=$1
 fail=0
@@ -18,6 +19,25 @@ if out=$(awk -f tests/support/doctables.awk docs/statistics.md 2>&1); then
 	echo "ok   every table of docs/statistics.md names its command"
 else
 	echo "FAIL docs/statistics.md:"; echo "$out"; fail=1
+fi
+# Sources as git tracks them (every file found when this is no checkout):
+# C, shell, awk and make files and the CI script.
+if git rev-parse --is-inside-work-tree >/dev/null 2>&1; then
+	sources=$(git ls-files)
+else
+	sources=$(find . -path ./build -prune -o -type f -print | sed 's|^\./||')
+fi
+missing=$(printf '%s\n' "$sources" |
+    grep -E '(\.(c|h|sh|awk|mk)$|(^|/)Makefile$|^\.ci/run$)' |
+    while IFS= read -r f; do
+	[ -f "$f" ] || continue
+	head -n 3 "$f" | grep -q 'SPDX-License-Identifier: MIT' || echo "$f"
+    done)
+if [ -n "$missing" ]; then
+	echo "FAIL no SPDX-License-Identifier: MIT in the first lines of:"
+	echo "$missing"; fail=1
+else
+	echo "ok   every source file names its license (SPDX)"
 fi
 if command -v systemd-analyze >/dev/null 2>&1; then
 	unit="$build/check/bisectd.service"
