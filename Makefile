@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 # bisectd build.  Every library comes through pkg-config; `make deps` installs
 # the Debian packages when they are missing (`make`, `make demo` and
 # `make test` run it; `make install` never does: it builds and copies).

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * Configuration: an INI file read with inih and validated on top.
  *

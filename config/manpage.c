@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * bisectd.conf(5), written from the key rows themselves: every key with
  * its kind, default, reload class and doc line, so the page cannot drift

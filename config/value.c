@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * Value parsers for the key tables in section.c: one function per kind of
  * value, each strict about syntax and range so that a typo is an error at

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * bisectctl: a thin client over the control protocol.  Each command is a
  * row of the protocol table (common/proto_cmd.c: its fields, usage and

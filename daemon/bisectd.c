@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * bisectd: loads and checks the configuration, detaches unless -f, then
  * runs the daemon's loop until SIGINT or SIGTERM.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * Online backups: a consistent copy of the database while the daemon keeps
  * writing.  The copy is taken through SQLite's backup API from a connection

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * Opening, migrating and closing the database, and the small helpers the
  * table modules share (errors, transactions, binding, reading rows).

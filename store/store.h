@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * The SQLite store: every piece of state bisectd keeps, and the only place
  * in the tree that speaks SQL.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * Inside the store: the connection, its prepared statements and the helpers
  * every table module shares.  Not for use outside store/.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * `bisectctl backup` against the real daemon holding real content: a
  * finished bisection with its culprit and report, and a cancelled one.

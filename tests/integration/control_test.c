@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * The control socket against the real daemon ($BISECTD_BIN) on a temp
  * socket: protocol errors, caps, backpressure, signals, reload, the events

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: MIT
 # Checks that ship beside the C tests: every man page renders without a
 # groff warning, every table of docs/statistics.md names the command that
 # prints it, the systemd unit passes `systemd-analyze verify` (when

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: MIT
 # Checks that `make install` builds and copies and nothing else, and that
 # `make uninstall` takes back every file it copied.  `make -n install` may
 # only compile, link, archive, write the unit and copy; then a real install

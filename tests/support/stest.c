@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * The store tests' shared fixture: see stest.h.
  */

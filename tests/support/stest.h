@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * The store tests' shared fixture (tests/unit/store_*_test.c): a fresh
  * directory and database path per test, the store and a forked child the

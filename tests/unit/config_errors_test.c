@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * The config suite's error tests: every kind of error gives its exact
  * FILE:LINE message, all errors of a file are reported in line order, and

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * The SQLite store's schema: migrations from empty and from older
  * versions, the backup taken before each, failed and newer ones, bad
