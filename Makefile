@@ -1,7 +1,11 @@
+# SPDX-License-Identifier: MIT
 # bisectd build.  Every library comes through pkg-config; `make deps` installs
-# the Debian packages when they are missing.
+# the Debian packages when they are missing (`make`, `make demo` and
+# `make test` run it; `make install` never does: it builds and copies).
 
 PREFIX  ?= /usr/local
+BINDIR  ?= $(PREFIX)/bin
+SBINDIR ?= $(PREFIX)/sbin
 SYSCONFDIR ?= /etc
 DESTDIR ?=
 BUILD   ?= build
@@ -51,10 +55,14 @@ TEST_OBJ = $(TEST_SRC:%.c=$(BUILD)/asan/%.o)
 
 ALL_CFLAGS = $(CSTD) $(WARN) $(INCS) $(PKG_CFLAGS) -MMD -MP
 
-.PHONY: all deps test-deps test layering demo demo-kernel demo-kernel-deps install clean bench bench-graph bench-sim bench-remote \
+.PHONY: all programs deps test-deps test layering demo demo-kernel demo-kernel-deps \
+        install uninstall check-install clean bench bench-graph bench-sim bench-remote \
         bench-fetch bench-sweep check-deps check-docs check-unit docs fuzz fuzz-build
 
-all: deps $(BUILD)/bisectd $(BUILD)/bisectctl
+all: deps programs
+
+# The two programs alone, without the package check: what install builds.
+programs: $(BUILD)/bisectd $(BUILD)/bisectctl
 
 # Installs what is missing (as root), or prints the command and fails.
 deps:
@@ -116,6 +124,7 @@ layering:
 test: test-deps $(BUILD)/asan/bisectd $(BUILD)/asan/bisectctl $(BUILD)/asan/tests/run-tests
 	@sh tests/support/layering.sh $(CURDIR)
 	@sh tests/support/checkdocs.sh $(abspath $(BUILD)/asan)
+	@if [ -z '$(FILTER)' ]; then sh tests/support/checkinstall.sh $(MAKE); fi
 	@# The fuzz targets run first so that Criterion's summary closes the
 	@# output; a fuzz failure still fails the run, after the tests.
 	@rm -f $(BUILD)/fuzz.failed; if [ -n '$(FILTER)' ]; then :; \
@@ -149,7 +158,7 @@ check-docs: $(BUILD)/asan/bisectd
 # Written every time: the paths come from PREFIX and SYSCONFDIR of this call.
 $(BUILD)/bisectd.service: contrib/systemd/bisectd.service.in FORCE
 	@mkdir -p $(dir $@)
-	sed -e 's|@BINDIR@|$(PREFIX)/bin|g' -e 's|@SYSCONFDIR@|$(SYSCONFDIR)|g' $< > $@
+	sed -e 's|@SBINDIR@|$(SBINDIR)|g' -e 's|@SYSCONFDIR@|$(SYSCONFDIR)|g' $< > $@
 
 FORCE:
 
@@ -169,21 +178,41 @@ demo-kernel: all demo-kernel-deps
 -include $(wildcard tests/bench/*.mk)
 include tests/fuzz/fuzz.mk
 
-install: all $(BUILD)/bisectd.service
-	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/share/man/man8 \
-		$(DESTDIR)$(PREFIX)/share/man/man1 $(DESTDIR)$(PREFIX)/share/man/man5 \
-		$(DESTDIR)$(PREFIX)/share/doc/bisectd \
-		$(DESTDIR)$(PREFIX)/lib/systemd/system $(DESTDIR)$(PREFIX)/lib/sysusers.d \
-		$(DESTDIR)$(PREFIX)/lib/tmpfiles.d
-	install -m 0755 $(BUILD)/bisectd $(DESTDIR)$(PREFIX)/bin/bisectd
-	install -m 0755 $(BUILD)/bisectctl $(DESTDIR)$(PREFIX)/bin/bisectctl
-	install -m 0644 docs/bisectd.8 $(DESTDIR)$(PREFIX)/share/man/man8/bisectd.8
-	install -m 0644 docs/bisectctl.1 $(DESTDIR)$(PREFIX)/share/man/man1/bisectctl.1
-	install -m 0644 docs/bisectd.conf.5 $(DESTDIR)$(PREFIX)/share/man/man5/bisectd.conf.5
-	install -m 0644 config/bisectd.conf.example $(DESTDIR)$(PREFIX)/share/doc/bisectd/bisectd.conf.example
-	install -m 0644 $(BUILD)/bisectd.service $(DESTDIR)$(PREFIX)/lib/systemd/system/bisectd.service
-	install -m 0644 contrib/systemd/bisectd.sysusers $(DESTDIR)$(PREFIX)/lib/sysusers.d/bisectd.conf
-	install -m 0644 contrib/systemd/bisectd.tmpfiles $(DESTDIR)$(PREFIX)/lib/tmpfiles.d/bisectd.conf
+# What install copies, one SOURCE:DESTINATION:MODE a file, the destination
+# under $(DESTDIR); uninstall removes exactly these destinations.  The bash
+# completion is installed when the tree has one.
+COMPLETION = $(wildcard contrib/bash-completion/bisectctl)
+INSTALL_FILES = \
+	$(BUILD)/bisectd:$(SBINDIR)/bisectd:0755 \
+	$(BUILD)/bisectctl:$(BINDIR)/bisectctl:0755 \
+	docs/bisectd.8:$(PREFIX)/share/man/man8/bisectd.8:0644 \
+	docs/bisectctl.1:$(PREFIX)/share/man/man1/bisectctl.1:0644 \
+	docs/bisectd.conf.5:$(PREFIX)/share/man/man5/bisectd.conf.5:0644 \
+	config/bisectd.conf.example:$(PREFIX)/share/doc/bisectd/bisectd.conf.example:0644 \
+	$(BUILD)/bisectd.service:$(PREFIX)/lib/systemd/system/bisectd.service:0644 \
+	contrib/systemd/bisectd.sysusers:$(PREFIX)/lib/sysusers.d/bisectd.conf:0644 \
+	contrib/systemd/bisectd.tmpfiles:$(PREFIX)/lib/tmpfiles.d/bisectd.conf:0644 \
+	$(if $(COMPLETION),$(COMPLETION):$(PREFIX)/share/bash-completion/completions/bisectctl:0644)
+install_field = $(word $(1),$(subst :, ,$(2)))
+define NEWLINE
+
+
+endef
+
+# Builds and copies, nothing else: no package manager, no users, no
+# systemctl (README.md, "Operations", says what to run afterwards).
+install: programs $(BUILD)/bisectd.service
+	$(foreach f,$(INSTALL_FILES),install -D -m $(call install_field,3,$f) $(call install_field,1,$f) $(DESTDIR)$(call install_field,2,$f)$(NEWLINE))
+
+# Removes the files install copied and the one directory that is bisectd's.
+uninstall:
+	rm -f $(foreach f,$(INSTALL_FILES),$(DESTDIR)$(call install_field,2,$f))
+	-rmdir $(DESTDIR)$(PREFIX)/share/doc/bisectd 2>/dev/null
+
+# install into a temporary DESTDIR, uninstall, and nothing may remain;
+# make -n install must show no package manager.
+check-install:
+	@sh tests/support/checkinstall.sh $(MAKE)
 
 clean:
 	rm -rf $(BUILD) build-*

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * The per-group verdict of a confirmed culprit; see confirm.h.
  */

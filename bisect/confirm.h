@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * Confirmation of a culprit on other host groups: the culprit against its
  * parent on another kind of machine, judged with the reproduction check's

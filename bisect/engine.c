@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * Bisection engine: events, levels and the posterior.  The decisions
  * (engine_next, the stopping rules and the probe plan) are in

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * Bisection engine: drift of the test machine.  A slow change of the
  * machine (thermal, a background job, a firmware update) moves every value

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * Bisection engine: "is there a change", asked of every sample.  Under
  * "no change" every value, wherever it was taken, comes from one

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * Internal state of the bisection engine, shared by bisect/engine.c
  * (events, levels, posterior) and bisect/engine_next.c (decisions).  Not

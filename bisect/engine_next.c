@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * Bisection engine: decisions.  What to sample next (reproduction looks,
  * then probes chosen by expected information per unit cost, k at a time at

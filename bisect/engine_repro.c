@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * Bisection engine: "is there a change at all".  In the staged mode the
  * endpoints answer it before any bisection (the reproduction check of

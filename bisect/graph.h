@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * The candidate DAG of a bisection: the commits of `git rev-list BAD --not
  * GOOD...` with their parent edges inside the set.

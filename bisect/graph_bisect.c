@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * git 2.39's choice of the commit to test (bisect.c), on a candidate DAG.
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * Internals shared by the graph module's files (graph*.c); not for other
  * modules.  Loading a graph from git is repo/'s business (repo/graph.h).

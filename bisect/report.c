@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * Reports of finished bisections as text: the change in words, the
  * culprit (or the candidates, or the endpoint distributions), the

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * Reports of finished bisections, in the style of the 0-day kernel test
  * robot: the change in words, the culprit, a comparison table of every

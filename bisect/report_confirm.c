@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * The report's "Other machine kinds" section: the culprit against its
  * parent on each host group it was confirmed on, and the headline's

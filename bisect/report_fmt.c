@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * Number formatting for reports, derived from the 0-day reports in
  * ../shared/reference/ (lkp-tests' compare output):

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * The report as JSON: the raw numbers behind every figure of the text
  * form (means, stddevs, changes), for tools and for `bisectctl report

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * What a mail of the report needs besides its text: the tags a fix should
  * carry and the regzbot line, for a regression's culprit only (a fix of an

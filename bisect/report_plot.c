@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * ASCII scatter plots in the manner of the gnuplot "dumb" plots of 0-day
  * reports: y ticks on the left, a framed area, one character per sample.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * The comparison table: per-metric statistics of the base and head runs,
  * the significance rule, and the lkp-style rendering

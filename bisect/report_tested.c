@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * What a maintainer asks first about a report: what was tested (config,
  * compiler, test machine), how to reproduce it without bisectd (a

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * The evidence in the culprit's own code: perf-profile rows (LKP's
  * perf-profile.self.EVENT.SYMBOL, perf-profile.children.EVENT.SYMBOL and

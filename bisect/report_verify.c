@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * The report's "Verification" section: what the checks made after the
  * verdict found (the revert on top of bad, a byte-identical build, the

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * Reproduction check: before any bisection, decide from samples at the
  * good and the bad endpoint whether the change is real.

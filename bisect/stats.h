@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * Small statistics toolbox for the bisection engine: robust location and
  * scale, Student-t densities and tail probabilities, the two-sample tests

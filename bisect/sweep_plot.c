@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * Sweep trend plots: the swept refs become the x axis (ref i at x = i),
  * the runs become points classed before and after the change, and

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * The trend plot of `bisectctl sweep NAME`: one watched metric over the
  * swept refs, 80 columns of plain ASCII (bisect/report_plot.c draws it),

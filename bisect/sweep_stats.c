@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * Change points over the series of swept tags: per metric, a robust pooled
  * noise scale, the best of SWEEP_SPLITS two-segment splits of the recent

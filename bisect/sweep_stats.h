@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * Statistics of a nightly sweep: has a watched metric changed level
  * somewhere in the recent series of swept tags, where (the change point:

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * A run's values of one metric as one value.  The run (one build, one
  * boot, one benchmark execution) is the unit of replication: values a run

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * Strict decimal numbers: see decimal.h.
  */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * The one reader of decimal numbers for values from outside: lab
  * measurements, configuration values and command-line fractions.

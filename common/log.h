@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * Logging for the daemon and its client: stderr in the foreground, syslog
  * otherwise.  Only daemon/ and the programs' main files call the log_*

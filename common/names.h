@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * Name tables: a word and the number it stands for, ended by a NULL name.
  * Every enum that reaches a user (log levels, roles, host states, config

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * The control protocol's wire format, shared by bisectd and bisectctl.
  *

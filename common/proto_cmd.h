@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * The control protocol's commands: one table shared by bisectd and
  * bisectctl.  Each row names a command, its request fields with their JSON

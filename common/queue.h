@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * <sys/queue.h> plus the _SAFE iterators that glibc's copy lacks, for
  * loops that free the element they stand on.

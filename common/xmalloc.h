@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * Allocation that cannot fail: out of memory is a broken invariant for a
  * daemon of this size, so these abort with a message instead of returning

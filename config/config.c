@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * Loading a configuration file: read it whole, feed it to inih line by line
  * through a reader that counts lines, and collect every error with its

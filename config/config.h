@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * Configuration: an INI file read with inih and validated on top.
  *
@@ -439,9 +440,12 @@ int		config_names_contain(const char *list, const char *word);
 json_t	*config_to_json(const struct config *cfg);
 
 /*
- * Parses "500ms", "30s", "15m", "2h", "1d" or a bare number of seconds into
- * *ms.  Returns 0, -EINVAL for anything else (signs, blanks, fractions,
- * other units) or -ERANGE above CONFIG_DURATION_MAX_MS.  "0" gives 0.
+ * Parses a time span as systemd.time(7) writes one into *ms: parts such as
+ * "500ms", "90s", "15min", "1.5h", "2d", "1w" (units from ms to years, in
+ * systemd's spellings), with or without blanks between them ("1h30m",
+ * "2d 3h"), or a bare number of seconds.  Returns 0, -EINVAL for anything
+ * else (signs, other units, a lone fraction point), or -ERANGE above
+ * CONFIG_DURATION_MAX_MS.  "0" gives 0.
  */
 int	config_parse_duration(const char *s, uint64_t *ms);
 

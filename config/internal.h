@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * Private to config/: the load context shared by the reader (config.c), the
  * section and key tables (section.c) and the value parsers (value.c).

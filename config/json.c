@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * The effective configuration as JSON, for the control socket's `config`
  * command.  It walks the same key tables as the parser, so every key shows

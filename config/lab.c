@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * [lab NAME] sections: their rows, lifetime, lookups and checks.  The
  * checks render the job template with sample values through the same

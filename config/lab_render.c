@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * The job template renderer and the artifact_url template: placeholders
  * shell-quoted where they land in a step command and YAML-escaped

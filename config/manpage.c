@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * bisectd.conf(5), written from the key rows themselves: every key with
  * its kind, default, reload class and doc line, so the page cannot drift
@@ -43,8 +44,18 @@ static const char manpage_head[] =
     ".Ic bisectd -n -c Ar file .\n"
     ".Pp\n"
     "Relative paths are taken relative to the directory of the file.\n"
-    "Durations are written 500ms, 30s, 15m, 2h, 1d or as a bare number of\n"
-    "seconds, at most 365d.\n"
+    "Durations are time spans as\n"
+    ".Xr systemd.time 7\n"
+    "writes them: numbers with units, added up, with or without blanks\n"
+    "between them, such as\n"
+    ".Li 500ms , 90s , 15min , 1h30m , 2d 3h\n"
+    "or\n"
+    ".Li 1.5h ;\n"
+    "the units are ms (msec), s (sec, second, seconds), m (min, minute,\n"
+    "minutes), h (hr, hour, hours), d (day, days), w (week, weeks), M (month,\n"
+    "months, 30.44 days) and y (year, years, 365.25 days).\n"
+    "A number without a unit counts seconds.\n"
+    "At most 365d; no signs.\n"
     "Placeholders in commands\n"
     ".Pf ( Li {commit} , {short} , {workdir} , {host} , {run_id} ,\n"
     ".Li {artifact} )\n"

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * What a reload needs from config/: the difference between the
  * configuration in effect and the new one, key by key from the tables, and

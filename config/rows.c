@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * Walking the key tables: defaults set from each row's text, and the rows
  * as a flat list for documentation (the man page, the example's test).

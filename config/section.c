@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * Sections and their keys: one table per section type says which keys it
  * has, how each value is parsed and which are required, so adding a key is

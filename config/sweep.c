@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * The value kinds only [sweep] sections use: the list of watched metrics,
  * the schedule ("each" or "daily HH:MM") and a signed priority; and the

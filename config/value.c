@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * Value parsers for the key tables in section.c: one function per kind of
  * value, each strict about syntax and range so that a typo is an error at
@@ -52,16 +53,29 @@ static const struct {
 	{ "pass-fail", CONFIG_METRIC_PASS_FAIL, CONFIG_LOWER_IS_BETTER },
 };
 
+/*
+ * The time span units of systemd.time(7) from a millisecond up, with its
+ * spellings; a month is 30.44 days and a year 365.25 days, as there.
+ */
 static const struct {
-	const char	*suffix;
+	const char	*unit;
 	uint64_t	 ms;
 } config_duration_units[] = {
-	{ "", 1000 },
-	{ "ms", 1 },
-	{ "s", 1000 },
-	{ "m", 60 * 1000 },
-	{ "h", 60 * 60 * 1000 },
-	{ "d", 24 * 60 * 60 * 1000 },
+	{ "ms", 1 }, { "msec", 1 },
+	{ "s", 1000 }, { "sec", 1000 }, { "second", 1000 },
+	{ "seconds", 1000 },
+	{ "m", 60 * 1000 }, { "min", 60 * 1000 }, { "minute", 60 * 1000 },
+	{ "minutes", 60 * 1000 },
+	{ "h", 3600 * 1000 }, { "hr", 3600 * 1000 }, { "hour", 3600 * 1000 },
+	{ "hours", 3600 * 1000 },
+	{ "d", 86400 * 1000 }, { "day", 86400 * 1000 },
+	{ "days", 86400 * 1000 },
+	{ "w", 7 * 86400 * 1000 }, { "week", 7 * 86400 * 1000 },
+	{ "weeks", 7 * 86400 * 1000 },
+	{ "M", 2629800ULL * 1000 }, { "month", 2629800ULL * 1000 },
+	{ "months", 2629800ULL * 1000 },
+	{ "y", 31557600ULL * 1000 }, { "year", 31557600ULL * 1000 },
+	{ "years", 31557600ULL * 1000 },
 };
 
 /* Enum keys share one lookup and one message listing the accepted words. */
@@ -331,30 +345,80 @@ config_value_mode(const struct config_ctx *ctx, const struct config_key *key,
 	return 0;
 }
 
-/* The number, then one unit from the table; the unit is the whole rest. */
-int
-config_parse_duration(const char *s, uint64_t *ms)
+/*
+ * One "NUMBER[.FRACTION] [UNIT]" of a time span at *pp, added to *ms; a
+ * number without a unit counts seconds.  At most six digits of a fraction
+ * count (a millionth of a year is 31 ms); the rest must be digits too.
+ */
+static int
+config_duration_part(const char **pp, uint64_t *ms)
 {
-	const char *p = s;
-	uint64_t n = 0;
-	size_t i;
+	const char *p = *pp, *u;
+	uint64_t whole = 0, frac = 0, scale = 1, unit = 1000, add;
+	size_t i, n;
 
 	if (!isdigit((unsigned char)*p))
 		return -EINVAL;
 	for (; isdigit((unsigned char)*p); p++) {
-		if (n > CONFIG_DURATION_MAX_MS)
-			return -ERANGE;	/* stops before n can overflow */
-		n = n * 10 + (uint64_t)(*p - '0');
+		if (whole > CONFIG_DURATION_MAX_MS)
+			return -ERANGE;	/* stops before whole can overflow */
+		whole = whole * 10 + (uint64_t)(*p - '0');
 	}
-	for (i = 0; i < CONFIG_NITEMS(config_duration_units); i++) {
-		if (strcmp(p, config_duration_units[i].suffix) != 0)
-			continue;
-		if (n > CONFIG_DURATION_MAX_MS / config_duration_units[i].ms)
-			return -ERANGE;
-		*ms = n * config_duration_units[i].ms;
-		return 0;
+	if (*p == '.') {
+		if (!isdigit((unsigned char)*++p))
+			return -EINVAL;
+		for (; isdigit((unsigned char)*p); p++)
+			if (scale < 1000000) {
+				frac = frac * 10 + (uint64_t)(*p - '0');
+				scale *= 10;
+			}
 	}
-	return -EINVAL;
+	while (*p == ' ' || *p == '\t')
+		p++;
+	for (u = p; isalpha((unsigned char)*p); p++)
+		;
+	if ((n = (size_t)(p - u)) > 0) {
+		for (i = 0; i < CONFIG_NITEMS(config_duration_units); i++)
+			if (strlen(config_duration_units[i].unit) == n &&
+			    strncmp(u, config_duration_units[i].unit, n) == 0)
+				break;
+		if (i == CONFIG_NITEMS(config_duration_units))
+			return -EINVAL;
+		unit = config_duration_units[i].ms;
+	}
+	if (whole > CONFIG_DURATION_MAX_MS / unit)
+		return -ERANGE;
+	add = whole * unit + frac * unit / scale;
+	if (add > CONFIG_DURATION_MAX_MS - *ms)
+		return -ERANGE;
+	*ms += add;
+	*pp = p;
+	return 0;
+}
+
+/*
+ * A time span as systemd.time(7) writes one: "90s", "1h30m", "2d 3h",
+ * "1.5h", "500ms", or a bare number of seconds; the parts add up.
+ */
+int
+config_parse_duration(const char *s, uint64_t *ms)
+{
+	const char *p = s;
+	uint64_t sum = 0;
+	int rc;
+
+	while (*p == ' ' || *p == '\t')
+		p++;
+	if (*p == '\0')
+		return -EINVAL;
+	while (*p != '\0') {
+		if ((rc = config_duration_part(&p, &sum)) < 0)
+			return rc;
+		while (*p == ' ' || *p == '\t')
+			p++;
+	}
+	*ms = sum;
+	return 0;
 }
 
 int
@@ -372,7 +436,8 @@ config_value_duration(const struct config_ctx *ctx,
 		    value);
 	if (rc < 0)
 		return bd_error_set(err, rc, "'%s' is not a duration (use "
-		    "500ms, 30s, 15m, 2h, 1d or a number of seconds)", value);
+		    "500ms, 90s, 15min, 1h30m, 2d 3h or a number of seconds)",
+		    value);
 	if (ms == 0 && !(key->flags & CONFIG_KEY_ZERO_OK))
 		return bd_error_set(err, -ERANGE, "must be longer than 0");
 	*CONFIG_FIELD(base, key, uint64_t) = ms;

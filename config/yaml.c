@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * The YAML well-formedness check of rendered job templates, through
  * libyaml's parser: one document whose root is a mapping.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * bisectctl's arguments: which options and positional argument a command
  * takes, derived from its row of the protocol table (a field's "arg") and

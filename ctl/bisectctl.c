@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * bisectctl: a thin client over the control protocol.  Each command is a
  * row of the protocol table (common/proto_cmd.c: its fields, usage and
@@ -685,6 +686,7 @@ main(int argc, char **argv)
 		{ "json", no_argument, NULL, 'j' },
 		{ "socket", required_argument, NULL, 's' },
 		{ "help", no_argument, NULL, 'h' },
+		{ "version", no_argument, NULL, 'V' },
 		{ NULL, 0, NULL, 0 }
 	};
 	struct ctlopts o;
@@ -707,6 +709,11 @@ main(int argc, char **argv)
 		case 'h':
 			/* Asked for: the list on stdout, not an error. */
 			usage_print(stdout);
+			return 0;
+		case 'V':
+			/* The client's own version; `bisectctl version` asks the daemon's. */
+			printf("bisectctl %s (protocol %d)\n", BISECTD_VERSION,
+			    PROTO_VERSION);
 			return 0;
 		default:
 			usage();

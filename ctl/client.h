@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * bisectctl's side of the control socket: connect, send one request line,
  * read one reply line.  Blocking I/O; the client does one thing at a time.

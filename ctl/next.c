@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * `bisectctl next`: one bisection step without a daemon, for users and
  * tests.  It prints what `git bisect` would do next with the given

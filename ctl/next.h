@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * `bisectctl next`: the offline next-commit choice, with no daemon.
  * Owned by the graph module's work; bisectctl's command table calls it.

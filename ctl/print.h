@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * bisectctl's printers: replies of the control protocol turned into text
  * for people (tables, multi-line status, a one-line progress summary and

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * Internals shared by the print module's files (print*.c): small
  * readers for reply members that never fail, and formatting of shas,

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * The mirror's printers: `repo` (url, fetches, watched refs, progress)
  * and `fetch`; and the sweeps that follow its refs, `sweeps` and `sweep`.

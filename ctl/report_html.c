@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * The HTML form of a report.  Plots are drawn as inline SVG from the
  * numbers of the JSON form, with fixed, deterministic layout: the same

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * A report as one self-contained HTML page with SVG plots: the samples in
  * the order taken, the samples by commit position with the culprit

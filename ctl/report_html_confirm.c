@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * The HTML report's "Other machine kinds": one column a host group, the
  * culprit's change against its parent with its 95% interval drawn on a

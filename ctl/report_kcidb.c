@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * A culprit's report as KCIDB I/O data; see report_kcidb.h.
  */

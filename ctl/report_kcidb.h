@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * A culprit's report as KCIDB I/O data (schema v5, kernelci/kcidb-io), for
  * `bisectctl report ID --kcidb`: the two checkouts, builds and tests (the

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * bisectctl's streaming commands: `watch`, which prints the daemon's event
  * stream, and `status ID --follow`, which shows a bisection's progress

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * bisectctl's text output, made safe for a terminal.  Commit subjects,
  * error messages from test machines and labs, and names a client sent all

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * bisectd: loads and checks the configuration, detaches unless -f, then
  * runs the daemon's loop until SIGINT or SIGTERM.
@@ -19,7 +20,7 @@
 static void __attribute__((noreturn))
 usage(void)
 {
-	fprintf(stderr, "usage: bisectd [-fnV] [-c config]\n");
+	fprintf(stderr, "usage: bisectd [-fnV] [-c config] [--version]\n");
 	exit(64);
 }
 
@@ -42,6 +43,10 @@ load_config(struct config *cfg, const char *path)
 int
 main(int argc, char **argv)
 {
+	static const struct option longopts[] = {
+		{ "version", no_argument, NULL, 'V' },
+		{ NULL, 0, NULL, 0 }
+	};
 	const char *path = CONFIG_DEFAULT_PATH;
 	struct config cfg;
 	struct daemon d;
@@ -49,7 +54,8 @@ main(int argc, char **argv)
 	int ch, foreground = 0, check = 0, ready = -1, rc;
 
 	notify_init();
-	while ((ch = getopt(argc, argv, "c:fnV")) != -1) {
+	while ((ch = getopt_long(argc, argv, "c:fnV", longopts,
+	    NULL)) != -1) {
 		switch (ch) {
 		case 'c':
 			path = optarg;

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 #include <sys/file.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
@@ -352,6 +353,19 @@ daemon_config_check(const struct config *cfg, struct bd_error *err)
 	return 0;
 }
 
+/* An upgrade says what it did and where the database as it was is kept. */
+static void
+daemon_log_migration(const struct store *st)
+{
+	const char *bak;
+	int from, to;
+
+	if ((bak = store_migration_backup(st, &from, &to)) != NULL)
+		log_info("database migrated from schema version %d to %d; "
+		    "the database before the migration is in %s", from, to,
+		    bak);
+}
+
 /*
  * The database lock is taken first, so a second daemon leaves the first's
  * socket and database alone; nobody is served before the loop runs, after
@@ -390,6 +404,7 @@ daemon_init(struct daemon *d, const char *config_path, struct config *cfg,
 		return rc;
 	if ((rc = store_open(&d->store, dc->database, err)) < 0)
 		goto fail;
+	daemon_log_migration(d->store);
 	if ((rc = uv_loop_init(&d->loop)) < 0) {
 		rc = bd_error_set(err, -EIO, "uv_loop_init: %s",
 		    uv_strerror(rc));

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * The daemon's life cycle: one libuv loop that owns the configuration, the
  * store and the control socket; signals; reload; orderly shutdown.

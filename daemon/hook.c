@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * The report hook: one child per report, in a process group of its own so
  * that a deadline can stop it together with what it started (a shell

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * The report hook: a configured command run through /bin/sh -c (the
  * operator's own text, never a request's), with the report on its standard

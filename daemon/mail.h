@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * The mail parts of a report: a Message-ID that is the same for a
  * bisection every time it is made, In-Reply-To for a report that follows

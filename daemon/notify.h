@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * Readiness for a service manager, in systemd's notify protocol: one
  * datagram to the unix socket named by $NOTIFY_SOCKET ("@name" is in the

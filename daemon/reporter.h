@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * Reports of finished bisections: gathered from the store and the
  * repository into a struct report_input, rendered by bisect/report, stored,

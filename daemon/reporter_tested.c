@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * What was tested, how to redo it and what else changed: the report's
  * parts that come from the configuration, the hosts' descriptions and the

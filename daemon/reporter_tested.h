@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * The parts of a report that say what was tested and how to redo it: the
  * benchmark's kconfig, compiler and params, the test machine as its hosts

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * The SSH backend: runs go to the job queue over the host pool, which
  * already retries infrastructure failures on another host of the group.

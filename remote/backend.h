@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * Where runs go: one interface, two implementations.  A host group is
  * served either by SSH hosts (the pool and its job queue, remote/job.h) or

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * The build cache: a commit built once for a benchmark configuration on one
  * host group is not built again.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * libcurl multi on libuv: curl tells us which sockets to watch (socket
  * callback) and when to call it back (timer callback); we tell curl what

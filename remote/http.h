@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * HTTP on the event loop: libcurl's multi interface driven by
  * curl_multi_socket_action from uv_poll_t (one per socket curl opens) and

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * Samples on the fleet: each job runs the steps of one (benchmark, commit)
  * on leased hosts of one group and retries infrastructure failures on

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * Host key checks against an OpenSSH known_hosts file, read with libssh2.
  */

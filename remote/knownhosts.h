@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * Host key verification against an OpenSSH known_hosts file.
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * Build first, then the lab (see remote/labbuild.h): runs wait for one
  * build of their commit on the builder, then go to the lab with where the

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * A lab group whose commits are built on SSH build hosts first ([lab]
  * build_group): a backend over two others, the builder (an SSH backend

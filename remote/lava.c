@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * The LAVA backend: the lab's token and health, and the backend ops (see
  * remote/lava.h for the contract; remote/lava_job.c follows each run).

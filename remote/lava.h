@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * The LAVA backend: a host group served by a LAVA lab through its REST API
  * v0.2 (checked against LAVA 2023.01), all of it on the event loop through

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * Shared by remote/lava.c (the lab: token, health, backend) and
  * remote/lava_job.c (one run's job: submit or find, poll, read, retry).

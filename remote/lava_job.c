@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * One run's LAVA job: submitted (or, after a restart, found by its
  * description), polled with backoff until Finished, its test cases read

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * Test cases of a LAVA job.  LAVA's own steps sit in suite "lava" (their
  * metadata says "definition: lava"); an Incomplete job has a failing case

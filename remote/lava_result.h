@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * What a finished LAVA job says: its test cases, page by page, folded
  * into metrics, a build failure, or the lab's error of an Incomplete job.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * One SSH transport: a non-blocking TCP socket, its uv_poll_t and a libssh2
  * session, from connect() through handshake, host key check and public key

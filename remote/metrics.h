@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * Benchmark results: a JSON object of numbers, {"throughput": 881807.5},
  * or of arrays of numbers, one per iteration of the benchmark in the run

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * A short command on its own channel, output discarded: the keepalive
  * probe (no command: opening and closing a channel is the round trip) and

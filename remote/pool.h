@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * The fleet: one entry per configured host with its SSH connection, its
  * group and roles, its lease and its health.

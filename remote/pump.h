@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * The ops sharing one libssh2 session, pumped in turn.
  *

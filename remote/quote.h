@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * Shell quoting and placeholder substitution for step templates.
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 #include <libssh2_sftp.h>
 #include <stddef.h>
 #include <stdio.h>

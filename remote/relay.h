@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * Files between hosts over SFTP: the artifact relay and result files.
  * A host whose sshd has no SFTP subsystem is served through cat on an

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * SSH connections to build and test hosts, driven by the libuv loop.
  *

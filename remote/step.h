@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * The steps of one sample: build, relay, install, reboot, boot, run and
  * collect, for one (benchmark, commit) on leased hosts.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * A reader for git's commit-graph file (gitformat-commit-graph(5)).
  *

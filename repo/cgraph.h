@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * A reader for git's commit-graph file ($GIT_DIR/objects/info/commit-graph,
  * gitformat-commit-graph(5)), mapped read-only.  Used by repo/commits.c;

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * The commits a bisection walk touches, with git's per-commit flags.
  * Records are created unparsed when first named (as git's lookup_commit)

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * The commits a bisection walk touches, with git's per-commit flags,
  * parsed on demand from the commit-graph file or libgit2's object

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * Loading the candidate DAG of `git rev-list BAD --not GOOD...` from a
  * repository: git's walk (repo_walk_limit) gives the set and git's list

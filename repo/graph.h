@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * Loading the candidate DAG of a bisection (bisect/graph.h) from a git
  * repository, and converting between its commit ids and libgit2's.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * MAINTAINERS read as data; see maintainers.h.
  */

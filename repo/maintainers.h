@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * Whom a culprit's mail should reach, from the MAINTAINERS file of the tree
  * at the culprit, read as data (never by running scripts/get_maintainer.pl

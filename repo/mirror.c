@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * Clone and fetch with libgit2, on a worker thread: see repo/mirror.h.
  */

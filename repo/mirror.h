@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * The mirror: a bare repository the daemon owns ([repo] path), kept up to
  * date with [repo] url by libgit2.  Everything here blocks and runs on the

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * Inside the mirror: the ssh:// credential and host key callbacks
  * (mirror_ssh.c) and the socket stream (mirror_net.c), shared with the

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * The mirror's socket stream, registered with libgit2 for plain sockets:
  * git:// and http:// read through it, TLS wraps it, and ssh:// hands its

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * ssh:// for the mirror, with the rules of [host] sections: the key in
  * identity, and the server's host key checked against an OpenSSH

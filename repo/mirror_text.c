@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * What the mirror shows of the text an upstream or a configuration gives
  * it: urls without the user-info a token may sit in, ref names as valid

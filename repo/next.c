@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * One stateless step of `git bisect next`: revisions in, what to do out.
  * git keeps state files (BISECT_ANCESTORS_OK, BISECT_EXPECTED_REV); the

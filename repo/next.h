@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * One step of `git bisect` on a repository, without git's state files:
  * the caller passes every good and skipped revision each time.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * What the watcher tells the rest of the daemon about the mirror's refs:
  * one event per watched ref that appeared, moved (a rewritten tag counts)

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * Revision names to commit ids, through libgit2's revision parser once the
  * name has been checked against the few forms bisectd accepts.

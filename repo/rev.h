@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * Revision names (ref names, full or abbreviated hex ids, with ~N/^N
  * suffixes) to commit ids.  The repository is borrowed for the call.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * The revert of a culprit on top of the bad revision, and the diff checks
  * that flag a suspicious culprit.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * Checks of a culprit that need the repository: its revert made on top of
  * the bad revision (written as a commit object under refs/bisectd/revert/ID

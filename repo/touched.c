@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * The functions a culprit's diff touches; see touched.h.
  */

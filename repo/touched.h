@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * The functions a commit's diff touches, as `git diff -W` shows them: every
  * changed line belongs to the function whose header is the nearest line

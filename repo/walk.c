@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * Replays of git 2.39's revision walk (revision.c: limit_list and
  * process_parents) and merge-base paint (commit-reach.c:

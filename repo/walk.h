@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * Replays of git's revision walk and merge-base paint on a struct
  * repo_commits, so that sets and orders match git's exactly.  Internal to

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * One bisection as the daemon runs it: its stored record, its candidate
  * graph, its engine rebuilt from the stored samples, and the probes it has

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * What a person sees of a bisection: the status summary and the
  * `git bisect log` lines, both derived from the engine and the store.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * The build cache of the remote layer backed by the store, so that a commit
  * built for one bisection is reused by every later one of the same host

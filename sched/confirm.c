@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * A culprit measured on other host groups; see confirm.h.
  */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * Confirmation of a culprit on other host groups (issue 39): once a
  * culprit is named, it is measured on each group of the benchmark's (or

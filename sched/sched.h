@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * The bisection service: active bisections, the host pool and the job
  * queue, and the loop that turns the engines' probes into runs on free

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * Host health in the store: the pool tells every change, and a restart
  * puts back what the operator or a failure streak decided (drain,

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Shared between the scheduler's files; not for other modules. */
 #ifndef SCHED_SCHED_INT_H
 #define SCHED_SCHED_INT_H

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * The scheduler's work: engine decisions to runs on free hosts, results
  * back to the store and the engine, verdicts to reports.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * Store errors on a bisection's path (a probe's run row, a result, the
  * verdict): a bisection never stays `running` with nothing to do.  An

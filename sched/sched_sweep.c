@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * Sweep runs in the scheduler: a queue beside the bisections' probes.  A
  * queued run gets a host only where sched_group() hands it one, after the

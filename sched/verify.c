@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * The checks of a culprit after the engine found it; see verify.h.
  */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * The verification phase of a bisection, between the engine's culprit and
  * the stored verdict: the culprit's suspicious signs and its revert on top

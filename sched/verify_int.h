@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * Shared between the verification's files (verify.c, verify_split.c); not
  * for other modules.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * More than one culprit: when the verdict's culprit explains too little of
  * the range's change, or the culprit and bad still differ, the remaining

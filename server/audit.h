@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * The audit trail of state-changing requests, kept bounded: each event
  * stores a summary of its request (the command and its fields, strings and

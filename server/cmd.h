@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * Request dispatch: every control command is one row of the protocol table
  * (common/proto_cmd.h) saying whether it changes state (then the request,

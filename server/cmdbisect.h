@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * The one check of a bisect request that walks history, done on the
  * thread pool before anything is stored: a good revision that descends

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * Operational commands of the control protocol, the ones an administrator
  * uses to look after the daemon rather than to bisect: backup.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * Control commands of the mirror: repo (its state) and fetch (now, and
  * with wait until it ends); sweeps and sweep, which follow its refs; and the wait of a bisect request whose

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * Control commands of the bisection service (bisect, status, list, cancel,
  * log, samples, drain, undrain, watch, report): handlers of cmd.c's table;

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * The control socket: a unix stream listener on the daemon's libuv loop and
  * one line reader and output queue per client connection.

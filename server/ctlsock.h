@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * The control socket's file: binding it with plain system calls before the
  * loop exists (so that "another daemon answers here" is reported on the

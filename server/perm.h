@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * Who may change state through the control socket: `[daemon] operators`
  * names groups (GROUP[,GROUP]); a peer whose uid belongs to one of them,

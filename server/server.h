@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * What the control commands act on: the daemon's parts, lent to the
  * command layer.  The daemon fills it once its parts exist, keeps it up

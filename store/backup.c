@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * Online backups: a consistent copy of the database while the daemon keeps
  * writing.  The copy is taken through SQLite's backup API from a connection
@@ -7,13 +8,15 @@
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
 #include <sqlite3.h>
 
-#include "store/store.h"
+#include "common/xmalloc.h"
+#include "store/store_int.h"
 
 /* Turns a SQLite failure into the store's convention, naming the step. */
 static int
@@ -23,10 +26,13 @@ store_backup_fail(struct bd_error *err, sqlite3 *db, const char *what)
 	    db != NULL ? sqlite3_errmsg(db) : "out of memory");
 }
 
+/*
+ * The copy itself, for a request's backup and for the one taken before a
+ * migration, whose path is the database's own and may be relative.
+ */
 int
-store_backup(const char *db_path, const char *dest,
-    struct store_backup_info *info,
-    struct bd_error *err)
+store_backup_copy(const char *db_path, const char *dest,
+    struct store_backup_info *info, struct bd_error *err)
 {
 	sqlite3 *src = NULL, *dst = NULL;
 	sqlite3_backup *b;
@@ -34,9 +40,6 @@ store_backup(const char *db_path, const char *dest,
 	int fd, rc = -EIO, made = 0;
 
 	memset(info, 0, sizeof(*info));
-	if (dest[0] != '/')
-		return bd_error_set(err, -EINVAL,
-		    "backup: the path must be absolute");
 	/* A backup never replaces a file, least of all the database. */
 	if ((fd = open(dest, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC,
 	    0600)) < 0)
@@ -81,5 +84,46 @@ out:
 	sqlite3_close(dst);
 	if (rc < 0 && made)
 		unlink(dest);
+	return rc;
+}
+
+int
+store_backup(const char *db_path, const char *dest,
+    struct store_backup_info *info, struct bd_error *err)
+{
+	if (dest[0] != '/') {
+		memset(info, 0, sizeof(*info));
+		return bd_error_set(err, -EINVAL,
+		    "backup: the path must be absolute");
+	}
+	return store_backup_copy(db_path, dest, info, err);
+}
+
+/*
+ * Before a migration: DB.vFROM-to-vTO.bak beside the database, or
+ * DB.vFROM-to-vTO.N.bak when an earlier attempt left that name, so an
+ * upgrade never fails on, nor replaces, an older copy.
+ */
+int
+store_backup_before_migration(const char *db_path, int from, int to,
+    char **destp, struct bd_error *err)
+{
+	struct store_backup_info info;
+	char *dest;
+	int i, rc = -EEXIST;
+
+	*destp = NULL;
+	for (i = 1; i <= 100 && rc == -EEXIST; i++) {
+		if (i == 1)
+			xasprintf(&dest, "%s.v%d-to-v%d.bak", db_path, from, to);
+		else
+			xasprintf(&dest, "%s.v%d-to-v%d.%d.bak", db_path, from,
+			    to, i);
+		rc = store_backup_copy(db_path, dest, &info, err);
+		if (rc == 0)
+			*destp = dest;
+		else
+			free(dest);
+	}
 	return rc;
 }

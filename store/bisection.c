@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * Bisections: the requests, their life cycle and their verdicts.
  */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * Builds: one per (commit, benchmark, host group), shared by every
  * bisection, so a commit is built once per group; a failed build is

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * Events: who asked for what and how it ended, one row per state-changing
  * request, so an operator can audit the daemon after the fact.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * Hosts: the health the pool must remember across a restart (drained,
  * quarantined, failure streaks).  The pool writes through on every change.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * Lab jobs: which job of a lab serves a run, so that a restart follows the
  * job it already has instead of submitting another, and the instance id

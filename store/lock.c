@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * One daemon per database file: the lock is on the file itself (its
  * inode), never on a name derived from the path, so two daemons cannot

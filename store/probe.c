@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * Probes: the commits the engine asked for, in the order it asked, for
  * `status` and `log` (steps so far) after any restart.

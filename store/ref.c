@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * Ref events and the ref snapshot: what each fetch changed among the
  * watched refs, stored with the snapshot it leads to in one transaction,

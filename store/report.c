@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * Reports: the finished text and JSON of a bisection, kept so `report ID`
  * answers the same after a restart and without recomputing.

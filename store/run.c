@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * Runs: one benchmark execution of one commit for one bisection, from
  * queued through running to an end, and the samples it produced.

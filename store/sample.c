@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * Samples: the measured values, read back to rebuild the engine and to
  * answer `samples ID`.  They are written by store_run_finish, and copied

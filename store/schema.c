@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * The schema and every SQL statement of the store, in one place so that a
  * column change is one diff.  Migrations are append-only: a released

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * Opening, migrating and closing the database, and the small helpers the
  * table modules share (errors, transactions, binding, reading rows).
@@ -398,17 +399,32 @@ static int
 store_migrate(struct store *s, const struct store_migration *m, size_t n,
     struct bd_error *err)
 {
+	struct bd_error why;
 	int cur = 0, last = m[n - 1].version, error;
 	size_t i;
 
+	bd_error_clear(&why);
 	if ((error = store_pragma_int(s, "PRAGMA user_version", &cur,
 	    err)) != 0)
 		return error;
+	/* An existing schema is copied first: an upgrade can be undone. */
+	if (cur > 0 && cur < last) {
+		if ((error = store_backup_before_migration(s->path, cur, last,
+		    &s->migration_backup, &why)) != 0)
+			return bd_error_set(err, error, "store %s: no migration "
+			    "from version %d to %d without a backup: %s",
+			    s->path, cur, last, why.msg);
+		s->migrated_from = cur;
+	}
 	for (i = 0; i < n && error == 0; i++)
 		if (m[i].version > cur)
-			error = store_migrate_one(s, &m[i], err);
-	if (error == 0)
-		error = store_pragma_int(s, "PRAGMA user_version", &cur, err);
+			error = store_migrate_one(s, &m[i], &why);
+	if (error != 0 && s->migration_backup != NULL)
+		return bd_error_set(err, error, "%s (the database before the "
+		    "migration is in %s)", why.msg, s->migration_backup);
+	if (error != 0)
+		return bd_error_set(err, error, "%s", why.msg);
+	error = store_pragma_int(s, "PRAGMA user_version", &cur, err);
 	if (error == 0 && cur > last)
 		return bd_error_set(err, -EPROTO, "store %s: the database has "
 		    "schema version %d but this bisectd knows versions up to "
@@ -485,6 +501,7 @@ store_close(struct store *s)
 		sqlite3_finalize(s->st[i]);
 	sqlite3_close(s->db);
 	free(s->path);
+	free(s->migration_backup);
 	free(s);
 }
 
@@ -492,6 +509,16 @@ int
 store_schema_version(const struct store *s)
 {
 	return s->version;
+}
+
+const char *
+store_migration_backup(const struct store *s, int *fromp, int *top)
+{
+	if (s->migration_backup != NULL) {
+		*fromp = s->migrated_from;
+		*top = s->version;
+	}
+	return s->migration_backup;
 }
 
 /* The enum names, for the protocol and messages; "?" if out of range. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * The SQLite store: every piece of state bisectd keeps, and the only place
  * in the tree that speaks SQL.
@@ -75,7 +76,13 @@ extern const size_t store_nmigrations;
  * -EBUSY when another process holds it.
  */
 int	store_lock(const char *path, int *fdp, struct bd_error *err);
-/* Opens (creating if needed) and migrates the database at path. */
+/*
+ * Opens (creating if needed) and migrates the database at path.  Before
+ * migrating a database that has a schema already, it takes an online
+ * backup beside it, PATH.vFROM-to-vTO.bak (PATH.vFROM-to-vTO.N.bak when
+ * that name is taken), and refuses to migrate when the backup fails; a
+ * failed migration's message names the backup.
+ */
 int	store_open(struct store **sp, const char *path, struct bd_error *err);
 /*
  * As store_open, with the migration list m[0..n-1] instead of the built-in
@@ -87,6 +94,13 @@ int	store_open_with(struct store **sp, const char *path,
 	    const struct store_migration *m, size_t n, struct bd_error *err);
 /* Finalizes the statements and closes; NULL is ignored. */
 void	store_close(struct store *s);
+/*
+ * The backup store_open took before it migrated s (valid until
+ * store_close), with the versions it migrated *fromp to *top; NULL when it
+ * migrated nothing, or only a new, empty database.
+ */
+const char *store_migration_backup(const struct store *s, int *fromp,
+	    int *top);
 
 /* What a backup copied. */
 struct store_backup_info {

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * Inside the store: the connection, its prepared statements and the helpers
  * every table module shares.  Not for use outside store/.
@@ -90,6 +91,8 @@ struct store {
 	sqlite3		*db;
 	char		*path;
 	int		 version;
+	char		*migration_backup;	/* copy taken before migrating */
+	int		 migrated_from;		/* its schema version */
 	sqlite3_stmt	*st[STMT_COUNT];
 };
 
@@ -105,6 +108,17 @@ extern const char *const store_build_state_names[STORE_BUILD_NSTATES];
 extern const char *const store_sweep_ref_state_names[STORE_SWEEP_REF_NSTATES];
 #define STORE_REF_NCHANGES 3
 extern const char *const store_ref_change_names[STORE_REF_NCHANGES];
+
+/* store_backup without the absolute-path rule (backup.c). */
+int	 store_backup_copy(const char *db_path, const char *dest,
+	    struct store_backup_info *info, struct bd_error *err);
+/*
+ * Copies the database at db_path, about to be migrated from version from
+ * to version to, into a new file beside it; *destp is its path (caller
+ * frees).  A failure leaves no file.
+ */
+int	 store_backup_before_migration(const char *db_path, int from, int to,
+	    char **destp, struct bd_error *err);
 
 /* Reads one row into a module's struct and hands it to the user callback. */
 typedef int (*store_row_fn)(void *arg, sqlite3_stmt *st);

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * Sweeps: the last ref event each sweep handled, the refs it swept with
  * their state and result, and every run's samples at them, so that a

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * Sweep jobs: the sweep runs in flight, stored before their backend gets
  * them, so that a restart follows the lab jobs it already has (by id, or

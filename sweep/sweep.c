@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * Sweeps follow the watcher's ref events (see sweep.h): matching refs
  * become rows to sweep, the cursor moves with them, and the commands

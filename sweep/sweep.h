@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * Nightly sweeps: each [sweep NAME] follows the watched refs that match its
  * tag_pattern.  Every ref event the watcher stores is handled once per

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * A sweep's change becomes one bisection: the metrics that changed
  * between two swept refs share one bisection on the headline metric, the

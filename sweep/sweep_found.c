@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * What the sweep worker found: copies of a sweep's rows to decide from,
  * and a compared row with changed metrics handed to sweep_bisect_start on

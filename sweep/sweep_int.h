@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Shared between the sweep module's files; not for other modules. */
 #ifndef SWEEP_SWEEP_INT_H
 #define SWEEP_SWEEP_INT_H

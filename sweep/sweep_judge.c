@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * Loads the samples of a swept ref and of the refs before it from the
  * store, hands them to the sweep statistics and stores the verdict.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * Judging one swept ref: for every watched metric, a change point among
  * the sweep's recent measured refs (those since the metric's last reported

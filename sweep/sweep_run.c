@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * The sweep worker: takes each sweep's oldest unfinished row (the first
  * baseline until it has its runs, then rows being sampled, then pending

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * When a sweep runs: the daily time, the `--now` word kept in the sweeps
  * row, which pending rows are due, the rows a daily sweep skips, and the

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * The watcher: timers, one fetch at a time on the thread pool, backoff,
  * and the ref events each fetch produces (see sweep/watcher.h).

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * The watcher: keeps the mirror ([repo] path) up to date with [repo] url.
  * It fetches every fetch_interval, on `fetch`, and when a bisection names

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * The first clone through `git clone --mirror`, as a child on the loop
  * (uv_spawn, an argv, never a shell).  Measured by `make bench-fetch` on

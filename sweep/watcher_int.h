@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * Inside the watcher: its state and the fetch job, shared by watcher.c
  * (timers and the job's life) and watcher_state.c (comparing refs, state

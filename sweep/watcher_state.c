@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * The watcher's bookkeeping: comparing the mirror's refs with the stored
  * snapshot, what `repo` shows, and the events `watch` and the listeners

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Writes bisectd.conf(5) from the configuration rows: `make docs`. */
 #include <stdio.h>
 

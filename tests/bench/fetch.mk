@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 # make bench-fetch: the mirror's first clone and an incremental fetch of one
 # new tag (repo/mirror.c, libgit2) against `git clone --mirror` and `git
 # fetch`, side by side in one run, on the generated 100,000-commit

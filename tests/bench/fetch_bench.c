@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * fetch_bench: the mirror's fetches against git's, side by side in one
  * run, on the generated 100,000-commit linux-next-like repository

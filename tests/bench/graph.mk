@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 # The graph module's tools and benchmark.
 #
 # tests/fixtures/repogen.c generates git repositories for the graph tests

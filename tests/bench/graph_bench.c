@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * make bench-graph: the graph module against git on one generated
  * linux-next-like repository (tests/fixtures/repogen, 100,000 commits).

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 # make bench-lab: the same `ssh` device run through LAVA (remote/lava on
 # the loop) and directly over SSH (remote/exec): the per-run overhead of
 # the LAVA path as a ratio to direct SSH, the loop's CPU per job followed,

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * make bench-lab: one command on the lab's `ssh` device, run N times
  * directly over SSH (remote/exec on one kept connection) and N times as

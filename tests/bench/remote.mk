@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 # make bench-remote: 10, 50 and 200 concurrent SSH sessions streaming output
 # against loopback sshd instances, through remote/ on one libuv loop and
 # through one OpenSSH ssh client per session; CPU seconds and memory per

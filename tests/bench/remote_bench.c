@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * make bench-remote: N concurrent SSH sessions that each stream output,
  * run through remote/ (one libuv loop, libssh2, non-blocking) and through

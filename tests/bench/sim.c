@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * make bench-sim: the engine against planted culprits, beside the staged
  * engine of before issue 15 and the 0-day, Pinpoint and naive baselines on

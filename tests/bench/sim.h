@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * Simulator for the bisection engine (make bench-sim): synthetic candidate
  * DAGs with a planted culprit, noise models, and the baseline strategies

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 # make bench-sim: the bisection engine against planted culprits and the
 # 0-day, Pinpoint and naive baselines (tests/bench/sim.c), then the
 # two-culprit row (tests/bench/sim_multi.c).  Release build.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * Baseline strategies, on the same worlds as the engine: plain binary
  * bisection on the DAG (git's halving, uniform weights) with three ways of

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * The goals tables of issue 15 in bench-sim: the rows the goals name, the
  * shared engine beside the staged one on the same seeds.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * bench-sim's goals tables for issue 15: the sample goals (N = 1000,
  * >= 99% exact in every noise model, mean total samples at d = 2, 4 and

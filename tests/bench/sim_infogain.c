@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * A reference for the engine's choice of probes (sim --strategy infogain).
  * Its posterior over culprits has both levels and the scale integrated

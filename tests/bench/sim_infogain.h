@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * The simulator's reference policy (tests/bench/sim_infogain.c): levels
  * and scale integrated out, each probe chosen by expected information.

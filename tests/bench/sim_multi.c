@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * Two culprits with half of the change each on a linear range: how often
  * the single-culprit engine names one of them, and how often the daemon's

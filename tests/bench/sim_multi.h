@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * The two-culprit row of bench-sim (sim_multi.c): two planted culprits with
  * half of the change each, the single-culprit engine beside the engine

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * Statistics only the simulator uses: the rank tests of the Pinpoint
  * baseline and the information bound of one sample.  The engine itself

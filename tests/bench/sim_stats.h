@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * Statistics used only by the simulator (tests/bench/): the two-sample
  * rank tests of the Pinpoint baseline, the capacity C(d) of one sample

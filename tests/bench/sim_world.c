@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * Simulated worlds: candidate DAGs (linear, or merge-heavy with topic
  * branches and octopus merges), a planted culprit, unbuildable clusters and

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 # make bench-sweep: nightly sweeps of simulated tag series, 20 watched metrics a
 # tag, bisectd's sweep statistics beside LKP's non-overlap rule and a
 # Perfherder-style t > 7 (tests/bench/sweep_bench.c).  Release build.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * make bench-sweep: nightly sweeps of simulated tag series with 20
  * watched metrics each, judged tag by tag by bisectd's sweep statistics

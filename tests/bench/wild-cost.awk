@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 # Reads `sim --trace` lines of one row and prints what the outlier
 # model's wild runs cost: the trials by their number of wild runs, the
 # mean samples of each group and the cost per wild run against the

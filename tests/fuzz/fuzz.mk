@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 # make fuzz: every libFuzzer target in tests/fuzz/ (one per parser), built
 # with clang (-fsanitize=fuzzer,address,undefined) and run FUZZ_SECONDS
 # each (default 300) from its seed corpus in tests/fuzz/corpus/NAME/, then

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * The configuration loader (config/): any file content is either a
  * configuration, whose every key shows in config_to_json (the `config`

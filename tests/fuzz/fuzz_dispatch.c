@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * Request dispatch (server/cmd.c) with a reply-shape oracle: a real daemon
  * (daemon_init on a config in a temp dir: its own socket and store, no

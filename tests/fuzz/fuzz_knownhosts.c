@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * The known_hosts check (remote/knownhosts.c) against a real host key: a
  * loopback sshd is started once and one session handshaken with it; every

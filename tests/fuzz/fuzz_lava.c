@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * A LAVA lab's test-case pages (remote/lava_result.c): whatever bytes a lab
  * answers give either measured cases (valid metric names, finite values,

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * Benchmark results (remote/metrics.c): any bytes a run step prints give
  * either samples (named, finite numbers, every configured metric present)

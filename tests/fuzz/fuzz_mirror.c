@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * The mirror's handling of text from an upstream and a configuration
  * (repo/mirror_text.c): ref names and urls.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * The control protocol's framing (common/proto.c): whatever JSON value a
  * request carries as its "id", and whatever bytes end up in an error

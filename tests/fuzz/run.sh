@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: MIT
 # Runs libFuzzer targets for a while each, then their regression inputs.
 #   run.sh FUZZDIR SRCDIR SECONDS NAME...
 # FUZZDIR holds the fuzz_NAME programs; the seeds are SRCDIR/tests/fuzz/

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * `bisectctl backup` against the real daemon holding real content: a
  * finished bisection with its culprit and report, and a cancelled one.
@@ -18,6 +19,7 @@
 #include "common/xmalloc.h"
 #include "store/store.h"
 #include "tests/support/daemon.h"
+#include "tests/support/stest.h"
 #include "tests/support/svc.h"
 #include "tests/support/tst.h"
 
@@ -55,7 +57,7 @@ Test(backup, a_copy_taken_while_running_restores_every_bisection)
 		"{\"cmd\":\"log\",\"bisection\":1}",
 		"{\"cmd\":\"samples\",\"bisection\":2}",
 	};
-	char *out, *want, *got, *copy, *sections;
+	char *out, *want, *got, *copy, *sections, *named;
 	json_t *b, *r;
 	int64_t done, cancelled;
 	int status;
@@ -83,9 +85,12 @@ Test(backup, a_copy_taken_while_running_restores_every_bisection)
 		out = tst_run_capture(argv, &status);
 	}
 	cr_assert_eq(status, 0, "bisectctl backup: %s", out);
-	cr_assert_not_null(strstr(out, "backup written to "), "%s", out);
-	free(out);
+	/* The reply names the file, made absolute. */
 	xasprintf(&copy, "%s/copy.db", svc.dir);
+	xasprintf(&named, "backup written to %s (", copy);
+	cr_assert_not_null(strstr(out, named), "%s", out);
+	free(named);
+	free(out);
 	cr_assert_eq(access(copy, R_OK), 0);
 	/* A second backup to the same file is refused, the first kept. */
 	r = svc_req("{\"cmd\":\"backup\",\"path\":\"%s\"}", copy);
@@ -118,32 +123,57 @@ Test(backup, a_copy_taken_while_running_restores_every_bisection)
 }
 
 /*
- * Upgrades: the daemon migrates an older database at start (the first
- * migration alone stands for the old release), and refuses a database
- * written by a newer bisectd, naming both versions, without touching it.
+ * Upgrades: the daemon copies an older database beside itself and says so
+ * in the log, then migrates it at start (the first migration alone stands
+ * for the old release); putting the copy back restores the old database.
+ * A database written by a newer bisectd is refused, naming both versions,
+ * without being touched.
  */
 Test(backup, upgrades_migrate_and_a_newer_database_is_refused)
 {
 	struct store_migration *m;
 	struct store *s;
 	struct bd_error err;
-	sqlite3 *db;
-	char want[64];
-	int status;
+	char want[64], *bak, *line;
+	int status, version, events;
 
 	cr_assert_eq(tst_daemon_setup(&restored, "upgrade", NULL, NULL), 0);
 	/* Written as the first release wrote it: its schema, version 1. */
-	cr_assert_eq(sqlite3_open(restored.db, &db), SQLITE_OK);
-	cr_assert_eq(sqlite3_exec(db, store_migrations[0].sql, NULL, NULL,
-	    NULL), SQLITE_OK);
-	cr_assert_eq(sqlite3_exec(db, "PRAGMA user_version = 1", NULL, NULL,
-	    NULL), SQLITE_OK);
-	sqlite3_close(db);
+	stest_old_db(restored.db, 1);
 	cr_assert_eq(tst_daemon_start(&restored), 0, "the old database");
+	/* Before migrating, a copy beside it, named and logged. */
+	xasprintf(&bak, "%s.v1-to-v%zu.bak", restored.db, store_nmigrations);
+	xasprintf(&line, "database migrated from schema version 1 to %zu; the "
+	    "database before the migration is in %s", store_nmigrations, bak);
+	cr_assert(tst_daemon_log_wait(&restored, "bisectd.log", line),
+	    "no log line: %s", line);
+	free(line);
+	stest_db_facts(bak, &version, &events);
+	cr_assert_eq(version, 1);
+	cr_assert_eq(events, 1);
 	cr_assert_eq(tst_daemon_stop(&restored, SIGTERM), 0);
 	cr_assert_eq(store_open(&s, restored.db, &err), 0, "%s", err.msg);
 	cr_assert_eq(store_schema_version(s), (int)store_nmigrations);
 	store_close(s);
+
+	/* Restoring is stop, copy, start: the old database is back, and
+	 * migrated again, its first copy kept. */
+	{
+		char *argv[] = { "cp", bak, restored.db, NULL };
+
+		cr_assert_eq(tst_run(argv), 0);
+	}
+	stest_db_facts(restored.db, &version, &events);
+	cr_assert_eq(version, 1);
+	cr_assert_eq(tst_daemon_start(&restored), 0, "the restored database");
+	cr_assert_eq(tst_daemon_stop(&restored, SIGTERM), 0);
+	xasprintf(&line, "%s.v1-to-v%zu.2.bak", restored.db,
+	    store_nmigrations);
+	stest_db_facts(line, &version, &events);
+	cr_assert_eq(version, 1);
+	cr_assert_eq(events, 1);
+	free(line);
+	free(bak);
 
 	m = xcalloc(store_nmigrations + 1, sizeof(*m));
 	memcpy(m, store_migrations, store_nmigrations * sizeof(*m));

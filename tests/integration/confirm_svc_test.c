@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * Confirmation on other kinds of machine end to end (issue 39 part 2): the
  * real daemon, one bisecting group of loopback sshd hosts and two more,

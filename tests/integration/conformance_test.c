@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * Protocol conformance against the real daemon holding real content:
  * bisections done, failed, cancelled and running, hosts up, down and with

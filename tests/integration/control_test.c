@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * The control socket against the real daemon ($BISECTD_BIN) on a temp
  * socket: protocol errors, caps, backpressure, signals, reload, the events
@@ -497,6 +498,33 @@ CTEST(sighup_with_a_good_config_applies_it)
 	for (tries = 0; tries < 2000 && max_clients_in_effect() != 41; tries++)
 		usleep(10000);
 	cr_assert_eq(max_clients_in_effect(), 41);
+}
+
+/* -V and --version print the one version, for the daemon and the client. */
+CTEST(version_options)
+{
+	const char *progs[][3] = {
+		{ "BISECTD_BIN", "-V", "bisectd " },
+		{ "BISECTD_BIN", "--version", "bisectd " },
+		{ "BISECTCTL_BIN", "--version", "bisectctl " },
+	};
+	char *argv[3], *out, *want;
+	int status;
+	size_t i;
+
+	for (i = 0; i < sizeof(progs) / sizeof(progs[0]); i++) {
+		argv[0] = (char *)tst_env_path(progs[i][0]);
+		argv[1] = (char *)progs[i][1];
+		argv[2] = NULL;
+		out = tst_run_capture(argv, &status);
+		cr_assert_not_null(out);
+		cr_expect_eq(status, 0, "%s %s: %s", argv[0], argv[1], out);
+		xasprintf(&want, "%s%s (protocol %d)\n", progs[i][2],
+		    BISECTD_VERSION, PROTO_VERSION);
+		cr_expect_str_eq(out, want, "%s %s", argv[0], argv[1]);
+		free(want);
+		free(out);
+	}
 }
 
 CTEST(version_and_hosts)

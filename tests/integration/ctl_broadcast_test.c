@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * ctl_server_broadcast() in process: a control server on a test loop, two
  * plain socket clients of which one subscribes, and events that only the

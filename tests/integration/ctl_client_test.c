@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * bisectctl against a fake daemon (tests/support/fakesrv.c): the request
  * each command builds, its readable and --json output, usage errors, error

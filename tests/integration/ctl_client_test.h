@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * Shared by the ctlclient suite's files: the fake daemon, the output of
  * the last bisectctl run (both released after each test, also after a

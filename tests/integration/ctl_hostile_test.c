@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * Hostile text through bisectctl to the operator's terminal, against the
  * real daemon holding real content: a commit whose subject carries an

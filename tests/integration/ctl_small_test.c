@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * The smaller control-socket defects of issue 35 item 18, against the
  * real daemon with an sshd host: `list` is oldest first whatever the

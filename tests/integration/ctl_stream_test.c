@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * bisectctl's streaming commands against a fake daemon that plays a
  * scripted event stream: watch, and status --follow in a pipe, on a

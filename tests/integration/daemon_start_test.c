@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * What an administrator reads when the daemon cannot start: the reason,
  * at any log_level, at the error level (issue 38).  A database from a

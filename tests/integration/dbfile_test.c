@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * The database file (issue 35, items 6 and 10): the real daemon locks
  * the file itself, so a second daemon reaching it through a symlink or a

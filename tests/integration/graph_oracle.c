@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * Helpers of the graph oracle tests; see graph_oracle.h.
  */

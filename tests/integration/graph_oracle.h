@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * Helpers shared by the graph oracle tests (graph_oracle_test.c,
  * graph_session_test.c): repogen fixtures, git run through argument

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * Skipping the commit git chose, again and again, against a real `git
  * bisect start/skip --no-checkout`: with skipped commits git sorts every

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * The graph module against real git as the oracle, on repositories made by
  * tests/fixtures/repogen (linear runs, topic merges, octopus and

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * Whole bisections against a planted culprit: the graph module, driven as
  * the engine would drive it, tests the same commits with the same

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * The daemon's guards against a hostile local client, on its own socket:
  * one uid flooding connections starves no other, half-written lines time

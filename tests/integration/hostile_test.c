@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * Hostile and odd requests against the real daemon: every error reply
  * carries error.code and error.message even when a byte limit cuts a

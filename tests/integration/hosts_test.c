@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * Host health: before first contact a host is unknown and the pool's
  * probe decides (the pool on its own against real sshd servers); against

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * What a real kernel on several hosts showed (issue 34), each against the
  * real daemon and real sshd hosts: every sample comes from the artifact

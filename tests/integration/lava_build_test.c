@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * A lab group with a build_group, end to end: the real LAVA of
  * tests/support/lava-up.sh (BISECTD_TEST_LAVA_URL and _TOKEN), one sshd

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * A lab job has a deadline (issue 35): the real daemon with one [lab] on
  * a fake LAVA (tests/support/fakelab.h) that keeps every job "Running" for

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * The LAVA backend end to end: a real LAVA (tests/support/lava-up.sh, its
  * URL and token in BISECTD_TEST_LAVA_URL and BISECTD_TEST_LAVA_TOKEN) whose

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * Kernel metric names and LKP's result shape end to end: a benchmark whose
  * run prints {"mpstat.cpu.all.idle%": [v1, v2], "interrupts.CAL:...": v,

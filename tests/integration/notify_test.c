@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * Readiness through systemd's notify protocol, against the real daemon: a
  * datagram socket of the test's own stands in for the service manager.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * A pass/fail metric end to end: a benchmark whose run reports
  * {"boot_failed": 1} on every commit that carries the planted culprit's

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * The build-only SSH backend (backend_ssh_build_new) against real OpenSSH
  * servers on loopback: a lab group's build leases a build host, never a

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * remote/exec.c against real OpenSSH servers on loopback ports: exit codes
  * and signals, bounded output, timeouts, cancellation, and placeholder

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * remote/ sessions against real OpenSSH servers on loopback ports: host
  * keys, authentication, keepalive and reconnection.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * remote/step.c, relay, build cache, job queue and host pool against real
  * OpenSSH servers on loopback ports: the step pipeline, bad results,

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * What a report says was tested, through the real daemon on sshd hosts:
  * the benchmark's kconfig, compiler and params, the test machine as the

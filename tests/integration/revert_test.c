@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * repo/revert against git: the revert of a culprit on top of bad has the
  * tree `git revert` makes there, conflicts name their files, and the diff

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * Roles on the control socket, against the real daemon with an sshd host:
  * an operator acts on the bisections its uid started, an admin (root, or

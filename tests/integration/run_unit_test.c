@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * The run is the unit of replication, end to end: a benchmark that prints
  * 200 values a run around a level that moves from boot to boot (issue 33's

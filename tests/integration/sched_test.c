@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * The scheduler on its own: a libuv loop, a store, a repository and a
  * recording event sink, with no control socket and no struct daemon.  Two

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * The bisection service end to end: two sshd "hosts" on loopback, a
  * kernel-like fixture repository with a planted slowdown, a benchmark that

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * A full disk under the database, for real: the test worker enters a
  * private mount namespace (unshare -m), mounts a 4 MiB tmpfs there and

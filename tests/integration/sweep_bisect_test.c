@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * A sweep's change becomes one bisection (sweep/sweep_bisect.c), run by a
  * real scheduler over sshd hosts on loopback and the fixture repository

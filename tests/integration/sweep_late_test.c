@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * A change the sweep could not call at its own tag, end to end: tags
  * pushed one by one to the upstream the real daemon mirrors, a benchmark

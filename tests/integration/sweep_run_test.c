@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * Sweeps that run, end to end: the service fixture's repository (with its
  * benchmark at every commit) is the upstream the real daemon mirrors and

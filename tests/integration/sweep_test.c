@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * Sweeps against the real daemon following a linux-next-like upstream:
  * the newest tag at the first fetch is the first baseline, each later tag

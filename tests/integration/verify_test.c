@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * Verification of the culprit end to end: the real daemon on sshd hosts
  * over the verification fixtures (tests/fixtures/e2e/make-verify-repo.sh),

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * Work waits for the repository: a bisect request naming a revision the
  * mirror does not have yet starts a fetch and is accepted after it; one

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * The mirror against hostile upstreams (issue 35, items 1 to 4): a
  * listener of the test's own that accepts and never answers, a ref name

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * The mirror under kill -9: the daemon killed while a large pack arrives
  * leaves a mirror that git fsck and libgit2 accept, the next fetch

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * The mirror against a real upstream: linux-next-like tags served by
  * `git daemon` (and file://) are noticed by the periodic fetch alone,

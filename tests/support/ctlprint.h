@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * What one of bisectctl's printers (ctl/print.h) makes of a reply, for
  * the printer tests: the reply is JSON text as the daemon sends it, and

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * The real bisectd for integration tests: a temp directory with a config,
  * the daemon from $BISECTD_BIN in the foreground, its stderr in a log file,

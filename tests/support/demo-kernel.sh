@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: MIT
 # `make demo-kernel`: a bisection of a real kernel.  It makes a git history on
 # Debian's linux-source (the tree as one commit, then a few dozen small
 # commits, one of which slows getppid() down), starts two SSH hosts on

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: MIT
 # `make demo`: the main job on an embedded default.  It makes a kernel-like
 # repository with a planted slowdown, starts two SSH "test machines" (sshd on
 # 127.0.0.1 with keys made here), starts bisectd, asks it to bisect, follows

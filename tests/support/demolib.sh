@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 # Shared by `make demo` and `make demo-kernel` (sourced, not run): one temp
 # directory, sshd "hosts" on 127.0.0.1 with keys made here, bisectd started
 # and stopped, and a cleanup that removes all of it, also on failure.

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: MIT
 # Installs the Debian packages named as arguments when any is missing.
 # As root it runs apt-get itself; otherwise it prints the command and fails.
 missing=""

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 # Every table of a Markdown file names the command that prints it: a
 # backquoted command (`sim ...`, `make ...`, `build/bench/sim ...` or
 # `bisectctl ...`) in its header row or in the lines just above it (the

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * The misbehaving lab of tests/support/fakelab.h: one thread answers one
  * request a connection, in the order they come, with Connection: close.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * A LAVA lab that misbehaves on demand, for the lab tests that a real lab
  * cannot serve: an HTTP/1.1 responder on 127.0.0.1 in a thread of the

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * A fake bisectd for testing bisectctl without the daemon: a unix socket
  * server in a thread of the test, on a socket in a fresh temp directory,

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: MIT
 # lava-up.sh -- a single-host LAVA 2023.01 (Debian 12 packages) for the LAVA
 # tests, with no systemd: postgresql, gunicorn (REST API on 127.0.0.1:8000),
 # lava-publisher, lava-scheduler, lava-worker and two devices of type `ssh`

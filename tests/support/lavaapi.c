@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * What the lab tests ask the lab's REST API and the daemon's database
  * directly, beside what they ask the daemon.  A failed request fails the

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * The lab tests' direct look at a LAVA lab (its REST API v0.2 at url) and
  * at the daemon's database, to check what the daemon did there.

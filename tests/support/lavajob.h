@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * The LAVA job template of the lab tests and bench-lab: deploy and boot
  * the `ssh` device, then one inline test definition whose steps are given.

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: MIT
 # Checks the layering rules of docs (design: "who may include whom") on the
 # sources, before the tests run: `make test` calls it and stops when it
 # fails.  Usage: layering.sh [SOURCE_ROOT]  (default: the tree it is in).

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * Just enough of PNG to look at a browser's screenshot: 8-bit RGB or RGBA,
  * not interlaced (what Chromium writes).  Used to check that a page really

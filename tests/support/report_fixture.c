@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * The report tests' fixture loader: JSON files mirroring struct
  * report_input, so that each golden report has a readable input.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * Report inputs for the report tests, read from JSON files in
  * tests/fixtures/report/ that mirror struct report_input field by field.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * The remote/ integration tests' shared fixture: see rtest.h.
  */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * The remote/ integration tests' shared fixture (tests/integration/
  * remote_*_test.c): one libuv loop, up to RTEST_NSRV OpenSSH servers on

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: MIT
 # Runs the Criterion runner given as arguments and, when a test failed,
 # repeats each failure (its assertion lines and its [FAIL] line) after the
 # run, followed by the runner's summary line again.  A long parallel run

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * A real OpenSSH server on a loopback port for the remote tests.
  *

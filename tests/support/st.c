@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* The in-process scheduler fixture (see st.h). */
 #include <criterion/criterion.h>
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * The scheduler on its own, for the suites that drive it in-process: a
  * libuv loop, a store, a repository and a recording event sink, with no

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * The store tests' shared fixture: see stest.h.
  */
@@ -5,6 +6,7 @@
 
 #include <criterion/criterion.h>
 #include <signal.h>
+#include <sqlite3.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -153,4 +155,47 @@ stest_collect_sample(void *arg, const struct store_sample *sm)
 	c->seq[c->n] = sm->seq;
 	c->v[c->n++] = sm->value;
 	return 0;
+}
+
+/* The schema text itself, as the older binary ran it. */
+void
+stest_old_db(const char *path, int version)
+{
+	sqlite3 *db;
+	char *sql;
+	int i;
+
+	cr_assert_eq(sqlite3_open(path, &db), SQLITE_OK);
+	cr_assert_eq(sqlite3_exec(db, "PRAGMA journal_mode = WAL", NULL, NULL,
+	    NULL), SQLITE_OK);
+	for (i = 0; i < version; i++)
+		cr_assert_eq(sqlite3_exec(db, store_migrations[i].sql, NULL,
+		    NULL, NULL), SQLITE_OK, "migration %d: %s", i + 1,
+		    sqlite3_errmsg(db));
+	xasprintf(&sql, "PRAGMA user_version = %d;"
+	    "INSERT INTO events (time_ms, uid, request, outcome)"
+	    " VALUES (1, 1000, 'ping', 'ok')", version);
+	cr_assert_eq(sqlite3_exec(db, sql, NULL, NULL, NULL), SQLITE_OK, "%s",
+	    sqlite3_errmsg(db));
+	free(sql);
+	sqlite3_close(db);
+}
+
+/* Read-only, so looking at a backup never changes it. */
+void
+stest_db_facts(const char *path, int *versionp, int *eventsp)
+{
+	sqlite3_stmt *st;
+	sqlite3 *db;
+
+	cr_assert_eq(sqlite3_open_v2(path, &db, SQLITE_OPEN_READONLY, NULL),
+	    SQLITE_OK, "%s", path);
+	cr_assert_eq(sqlite3_prepare_v2(db, "SELECT (SELECT user_version FROM"
+	    " pragma_user_version), (SELECT count(*) FROM events)", -1, &st,
+	    NULL), SQLITE_OK, "%s: %s", path, sqlite3_errmsg(db));
+	cr_assert_eq(sqlite3_step(st), SQLITE_ROW);
+	*versionp = sqlite3_column_int(st, 0);
+	*eventsp = sqlite3_column_int(st, 1);
+	sqlite3_finalize(st);
+	sqlite3_close(db);
 }

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * The store tests' shared fixture (tests/unit/store_*_test.c): a fresh
  * directory and database path per test, the store and a forked child the
@@ -49,6 +50,14 @@ int64_t	 stest_add_done_run(struct store *s, int64_t bis, const char *commit,
 	    double v);
 struct store_bisection_stats stest_stats(struct store *s, int64_t bis);
 int	 stest_count_event(void *arg, const struct store_event *ev);
+/*
+ * Writes the database at path as an older bisectd left it: the built-in
+ * migrations up to version, in WAL mode, with one audit event (uid 1000,
+ * "ping") so a copy can be told from an empty file.
+ */
+void	 stest_old_db(const char *path, int version);
+/* PRAGMA user_version of the database at path, and its count of events. */
+void	 stest_db_facts(const char *path, int *versionp, int *eventsp);
 int	 stest_collect_sample(void *arg, const struct store_sample *sm);
 
 #endif

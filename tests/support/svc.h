@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * The bisection service fixture shared by the end-to-end suites: sshd
  * "hosts" on loopback, the kernel-like fixture repository with a planted

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* The sweep tests' look at the real daemon (tests/support/sweepsvc.h). */
 #include <criterion/criterion.h>
 

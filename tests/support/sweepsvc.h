@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * The sweep tests' look at the real daemon of tests/support/svc.h: tags
  * made in the fixture repository, the daemon restarted as a mirror of it

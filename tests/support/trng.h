@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * A small deterministic generator for simulated samples in the engine
  * tests: splitmix64 draws and Box-Muller normals, the same on every run.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * The helpers of tst.h that assert: they need Criterion, which the fuzz
  * targets (linking tst.c) do not have.

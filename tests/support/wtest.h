@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * The mirror tests' fixture (tests/integration/watch*_test.c): a
  * linux-next-like upstream (tests/fixtures/watch/upstream.sh) served by

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * docs/bisectd.conf.5 is written from the key rows: the committed page must
  * be exactly what the rows give, and name every key with its default.

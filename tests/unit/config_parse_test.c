@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * config_parse(): the configuration from text in memory, as the fuzz
  * target feeds it, gives what config_load() gives from the same file.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * Tests for the key rows of config/: defaults from the rows, the example
  * file documenting every row with its true default, the reload diff, and

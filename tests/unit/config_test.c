@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * Tests for config/: every section and key, the defaults, the file's syntax,
  * relative paths, the example file, and JSON output without secrets.  The

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * Helpers shared by the config suite's two files (config_test.c holds
  * them; config_errors_test.c uses them).  Each test runs in its own worker

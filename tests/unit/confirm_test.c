@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * Confirmation on other host groups: the per-group verdict on synthetic
  * samples (changed, unchanged, unclear, pending), its interval, and the

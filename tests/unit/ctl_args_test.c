@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * bisectctl's arguments as ctl/args.c derives them from the protocol
  * table: which options and positional argument a command takes, in which

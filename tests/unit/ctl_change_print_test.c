@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * bisectctl status says whether the change is confirmed: with the log10
  * Bayes factor while the engine has one, "not confirmed yet" while a

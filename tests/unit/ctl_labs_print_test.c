@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * bisectctl hosts on a daemon with lab groups: each lab's row names the
  * SSH group its commits are built on, or "-" when the lab job builds for

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * The client's place in the layout (docs: design.md, "Who may include
  * whom"): ctl/ includes only common/ and itself, and the offline `next`

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * bisectctl on a bisection a sweep started: `status` names the sweep, its
  * tags and the reused runs; `samples` shows a reused sample's sweep row

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * bisectctl's sweep printers on a reply as the daemon sends it: a ref's
  * per-metric median, spread, changes against the previous ref and the

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * bisectctl's output filter (ctl/termout.c): what a terminal acts on
  * becomes '?', text (UTF-8 included) passes unchanged, a C1 control split

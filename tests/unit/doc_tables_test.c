@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * tests/support/doctables.awk, the check that every table of
  * docs/statistics.md names the command that prints it (run by `make

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * "Is there a change", asked of every sample (bisect/engine_exist.c): the
  * Bayes factor matches its integral, candidates' samples confirm a change

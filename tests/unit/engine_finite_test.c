@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * No arithmetic of the engine or the sweep turns finite inputs into NaN or Inf: values
  * near the bound (1e100), tiny and subnormal ones, negative levels,

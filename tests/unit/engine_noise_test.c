@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * The shape of the engine's likelihood: once the change is confirmed and
  * 32 values are in, normal while the values show no tail, Student-t(t_dof)

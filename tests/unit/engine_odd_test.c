@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * The odd run of a commit: a run far from the median of three or more runs
  * of its own commit is no evidence, in the plugged-in posterior and in the

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * The shared mode of the engine (the default): the bisection starts after
  * the reproduction check's first look, the check goes on beside it, and a

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * The graph module on synthetic DAGs, against slow obviously-correct
  * references written here: ancestor sets as bit sets for graph_prob_bad

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * The report hook, run for real: /bin/sh -c with the report on stdin and
  * the culprit's facts in the environment, as daemon/reporter.c starts it.

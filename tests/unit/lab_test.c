@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * Lab pieces that need no lab: the [lab] section and its checks, the job
  * template renderer (quoting by where a value lands), the YAML check, and

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * Build first, then the lab (remote/labbuild.h) over two fake backends
  * that do what the test says when it says it: a commit is built once, a

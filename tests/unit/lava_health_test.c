@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * What a lab says when it refuses us reaches the operator: the lab's
  * health changes to "token refused" with the lab's words in the message,

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * tests/support/layering.sh, which `make test` runs before this runner, on
  * small trees written here: it must name every kind of violation and pass

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * Kernel metric names and LKP's result shape through every layer that
  * takes them without a daemon: the config (benchmark metrics, sweep

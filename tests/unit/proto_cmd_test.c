@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * The protocol table (common/proto_cmd.c): its rows are well formed, the
  * field check gives the messages clients see, the daemon has a handler for

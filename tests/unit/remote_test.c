@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * The parts of remote/ that need no server: shell quoting and
  * placeholders, benchmark result parsing, build-cache keys.

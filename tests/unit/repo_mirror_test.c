@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * repo/mirror.c without the daemon: libgit2's own first clone (the path
  * ssh:// urls take) of a file:// upstream, watched refs by glob and peeled

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * repo/'s conversions between libgit2's commit ids and the graph's, which
  * need no repository.  Loading from a repository is tested against git in

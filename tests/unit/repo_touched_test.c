@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * The functions a commit touches (repo/touched.c) on real C diffs made by
  * git, and the recipients MAINTAINERS proposes (repo/maintainers.c) for

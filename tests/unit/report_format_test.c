@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * Tests of the report module's numbers: formatting, the %change and
  * stddev formulas against rows of the 0-day references, and the

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * The HTML report (ctl/report_html.c) shows text from commits and hosts
  * as the text report does: markup escaped, and every control character a

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * `bisectctl report ID --kcidb`: the KCIDB I/O data made from a culprit's
  * report is checked against the v5 schema of kernelci/kcidb-io, as a

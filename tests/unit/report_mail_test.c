@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * The evidence in the culprit's code and the mail parts of a report:
  * golden reports of a regression whose culprit touches profiled functions

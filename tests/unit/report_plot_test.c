@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * Tests of the report module's plots: frame, marks, legend and ticks.
  */

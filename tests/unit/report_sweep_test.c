@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * A report of a bisection a sweep started, on the golden culprit input:
  * the sweep and its tags, the saving in the cost line, the other changed

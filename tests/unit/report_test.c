@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * Tests of the report module on whole reports: golden reports for every
  * kind, the ASCII mode, the headline wording, the JSON form, refused input

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * The report's Verification section on the golden culprit input: each
  * revert outcome in the issue's words, the suspicious lines above the

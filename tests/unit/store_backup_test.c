@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * Online backups of the store: a copy taken while another process keeps
  * writing runs and samples is one consistent snapshot, and a backup never

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * What the SQLite store keeps: data across a reopen, and what a second
  * process sees while one writes, dies by kill -9, or migrates at the same

@@ -1,7 +1,8 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * The SQLite store's schema: migrations from empty and from older
- * versions, failed and newer ones, bad migration lists, and the enum names
- * against the schema's CHECK lists.
+ * versions, the backup taken before each, failed and newer ones, bad
+ * migration lists, and the enum names against the schema's CHECK lists.
  */
 #include <sys/stat.h>
 #include <sys/wait.h>
@@ -29,9 +30,13 @@ Test(store_migrations, migrate_from_empty)
 	char *wal;
 	int n = 0;
 
+	int from, to;
+
 	stest_db = stest_open();
 	cr_assert_eq(store_schema_version(stest_db),
 	    store_migrations[store_nmigrations - 1].version);
+	/* A new database has nothing to keep: no backup. */
+	cr_assert_null(store_migration_backup(stest_db, &from, &to));
 	cr_assert_eq(store_event_add(stest_db, 1234, 1000, "ping", "ok", &err),
 	    0, "%s", err.msg);
 	cr_assert_eq(store_event_list(stest_db, 0, 0, stest_count_event, &n,
@@ -135,12 +140,70 @@ Test(store_migrations, second_migration_on_v1_database)
 	free(m);
 }
 
+/*
+ * An upgrade copies the database beside itself first, named with both
+ * versions; the copy is the old schema with its rows, and opening the
+ * migrated database again copies nothing.
+ */
+Test(store_migrations, backup_before_migration)
+{
+	struct store_migration *m;
+	struct bd_error err;
+	char *want, *taken;
+	size_t n;
+	int from = 0, to = 0, version, events;
+
+	stest_db = stest_open();
+	cr_assert_eq(store_event_add(stest_db, 1234, 1000, "ping", "ok", &err),
+	    0, "%s", err.msg);
+	store_close(stest_db);
+	stest_db = NULL;
+
+	m = with_extra("CREATE TABLE later (x INTEGER);", &n);
+	cr_assert_eq(store_open_with(&stest_db, stest_dbpath, m, n, &err), 0,
+	    "%s", err.msg);
+	xasprintf(&want, "%s.v%zu-to-v%zu.bak", stest_dbpath, store_nmigrations,
+	    n);
+	cr_assert_not_null(store_migration_backup(stest_db, &from, &to));
+	cr_assert_str_eq(store_migration_backup(stest_db, &from, &to), want);
+	cr_assert_eq(from, (int)store_nmigrations);
+	cr_assert_eq(to, (int)n);
+	stest_db_facts(want, &version, &events);
+	cr_assert_eq(version, (int)store_nmigrations);
+	cr_assert_eq(events, 1);
+	store_close(stest_db);
+	stest_db = NULL;
+
+	cr_assert_eq(store_open_with(&stest_db, stest_dbpath, m, n, &err), 0,
+	    "%s", err.msg);
+	cr_assert_null(store_migration_backup(stest_db, &from, &to));
+	store_close(stest_db);
+	stest_db = NULL;
+
+	/* A name an earlier upgrade took is kept; the next copy gets a number. */
+	cr_assert_eq(unlink(stest_dbpath), 0);
+	xasprintf(&taken, "%s-wal", stest_dbpath);
+	unlink(taken);
+	free(taken);
+	stest_old_db(stest_dbpath, (int)store_nmigrations);
+	cr_assert_eq(store_open_with(&stest_db, stest_dbpath, m, n, &err), 0,
+	    "%s", err.msg);
+	xasprintf(&taken, "%s.v%zu-to-v%zu.2.bak", stest_dbpath,
+	    store_nmigrations, n);
+	cr_assert_str_eq(store_migration_backup(stest_db, &from, &to), taken);
+	stest_db_facts(want, &version, &events);
+	cr_assert_eq(events, 1);
+	free(taken);
+	free(want);
+	free(m);
+}
+
 Test(store_migrations, failed_migration_changes_nothing)
 {
 	struct store_migration *m;
 	struct bd_error err;
 	size_t n;
-	char *g;
+	char *g, *bak;
 
 	stest_db = stest_open();
 	put_host(stest_db, "h1", "g");
@@ -152,6 +215,11 @@ Test(store_migrations, failed_migration_changes_nothing)
 	cr_assert_neq(store_open_with(&stest_db, stest_dbpath, m, n, &err), 0);
 	cr_assert_null(stest_db);
 	cr_assert(strstr(err.msg, "migration") != NULL, "%s", err.msg);
+	/* The message says where the copy taken before it is. */
+	xasprintf(&bak, "is in %s.v%zu-to-v%zu.bak)", stest_dbpath,
+	    store_nmigrations, n);
+	cr_assert(strstr(err.msg, bak) != NULL, "%s", err.msg);
+	free(bak);
 	free(m);
 
 	stest_db = stest_open();

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * Ref events and the ref snapshot: one transaction for both, seq order,
  * the schema's checks, a v1 database gaining the tables, and no event lost

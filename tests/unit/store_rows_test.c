@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * The SQLite store's rows: constraints, the run life cycle, requeueing and
  * cancelling runs, bisection dedup and verdicts, samples, events, probes.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * A bisection a sweep starts is created with its reused runs and its
  * row's link in one transaction: a row is never linked twice, a failure

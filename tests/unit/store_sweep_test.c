@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * Sweep rows: the cursor moves with the rows it led to, a moved ref marks
  * its older commit rewritten, runs are counted once even when a run is

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * The daily schedule of a sweep: which HH:MM (UTC) was last passed and
  * which comes next, on either side of the time and of midnight.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * Judging swept refs from stored samples: a ref like its predecessors is
  * compared and unchanged, a ref where one metric moved names it as the

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * tests/bench/wild-cost.awk, the reader of `sim --trace` that prices the
  * outlier model's wild runs (docs/statistics.md, "The simulator"), on small

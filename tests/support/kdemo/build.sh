@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: MIT
 # The build step of `make demo-kernel`, run on a build host over SSH: fetch
 # the commit bisectd asks for (revert refs included) into the host's clone,
 # check it out, build a bzImage out of tree (tinyconfig plus FRAGMENT) with

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: MIT
 # Makes the git history `make demo-kernel` bisects: Debian's linux-source
 # tree as one commit, then small commits in several subsystems (notes,
 # documentation, harmless changes, two merged topic branches), one of which

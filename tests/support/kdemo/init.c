@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * /init of the make demo-kernel initramfs: times getppid() with the TSC and
  * prints the booted kernel's release and the result on the console, then

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: MIT
 # The run step of `make demo-kernel`, on a test host over SSH: boot KERNEL in
 # QEMU with the benchmark initramfs as /init, check that the booted kernel's
 # release names COMMIT (-g and its first 12 hex digits, from
