@@ -37,14 +37,17 @@ mail_release(struct mail *m)
  * anew starts again at id 1, and its mails must not thread with old ones.
  */
 char *
-mail_message_id(const char *domain, int64_t id, int64_t created_ms)
+mail_message_id(const char *domain, int64_t id, int64_t created_ms,
+    unsigned followup)
 {
-	char host[HOST_NAME_MAX + 1] = "localhost", *s;
+	char host[HOST_NAME_MAX + 1] = "localhost", *s, fu[16] = "";
 
 	if (domain == NULL && gethostname(host, sizeof(host)) == 0)
 		host[sizeof(host) - 1] = '\0';
-	xasprintf(&s, "<bisectd.%" PRId64 ".%" PRId64 "@%s>", id, created_ms,
-	    domain != NULL ? domain : host);
+	if (followup > 0)
+		snprintf(fu, sizeof(fu), ".f%u", followup);
+	xasprintf(&s, "<bisectd.%" PRId64 ".%" PRId64 "%s@%s>", id, created_ms,
+	    fu, domain != NULL ? domain : host);
 	return s;
 }
 
@@ -95,10 +98,13 @@ mail_build(struct mail *m, const struct config *cfg,
 
 	mail_release(m);
 	m->message_id = mail_message_id(dc->message_id_domain, f->id,
-	    f->created_ms);
-	if (f->parent_id != 0)
+	    f->created_ms, f->followup);
+	if (f->followup > 0)
 		m->in_reply_to = mail_message_id(dc->message_id_domain,
-		    f->parent_id, f->parent_created_ms);
+		    f->id, f->created_ms, 0);
+	else if (f->parent_id != 0)
+		m->in_reply_to = mail_message_id(dc->message_id_domain,
+		    f->parent_id, f->parent_created_ms, 0);
 	if (dc->report_reported_by != NULL)
 		xasprintf(&m->trailers[m->n_trailers++], "Reported-by: %s",
 		    dc->report_reported_by);

@@ -35,6 +35,9 @@ struct mail_facts {
 	int64_t			 created_ms;
 	int64_t			 parent_id;	/* 0: none */
 	int64_t			 parent_created_ms;
+	unsigned		 followup;	/* 0: the verdict's report; N: the
+						   Nth report made again, which
+						   replies to it */
 	const char		*author;
 	const char		*committer;
 	const struct repo_maint	*maint;		/* NULL: none */
@@ -42,8 +45,12 @@ struct mail_facts {
 
 void	mail_init(struct mail *m);
 void	mail_release(struct mail *m);
-/* "<bisectd.ID.CREATED@DOMAIN>", DOMAIN the host's name when NULL. */
-char	*mail_message_id(const char *domain, int64_t id, int64_t created_ms);
+/*
+ * "<bisectd.ID.CREATED@DOMAIN>", DOMAIN the host's name when NULL; the
+ * Nth follow-up (followup > 0) "<bisectd.ID.CREATED.fN@DOMAIN>".
+ */
+char	*mail_message_id(const char *domain, int64_t id, int64_t created_ms,
+	    unsigned followup);
 /*
  * tmpl with each {message_id} replaced by message_id without its angle
  * brackets and each {sha} by sha (either may be NULL: left as is).

@@ -450,6 +450,7 @@ rd_mail(struct reporter_data *rd, struct store *st, const struct config *cfg)
 	f.id = rd->b->id;
 	f.created_ms = rd->b->rec.created_ms;
 	f.parent_id = rd->b->parent_id;
+	f.followup = rd->b->followups;
 	store_bisection_init(&parent);
 	if (f.parent_id != 0 && store_bisection_get(st, f.parent_id, &parent,
 	    &err) == 0)

@@ -75,6 +75,9 @@ struct bisection {
 	int			 first_parent;
 	int			 priority;
 	int64_t			 parent_id;	/* bisects a sub-range of it; 0 */
+	unsigned		 followups;	/* reports made again after the
+						   verdict's (a confirmation on
+						   demand): each replies to it */
 	/* From the repository. */
 	git_oid			 bad;
 	git_oid			*goods;		/* where good samples run */

@@ -280,6 +280,8 @@ confirm_child_ended(struct sched *s, struct bisection *child)
 		    "its report from before the restart is kept", b->id);
 		return;
 	}
+	/* A follow-up of the verdict's report: a mail that replies to it. */
+	b->followups++;
 	if (s->env.events.verdict != NULL)
 		s->env.events.verdict(s->env.events.arg, b);
 }

@@ -135,6 +135,40 @@ cf_report(int64_t id, const char **text, json_t **conf)
 }
 
 /*
+ * The report made again after verify --on is a follow-up mail: a
+ * Message-ID of its own, In-Reply-To the verdict's.
+ */
+static void
+cf_followup_mail(int64_t id)
+{
+	char *path, *env = NULL, *first, *want_id, *want_reply;
+	json_t *b = svc_status(id);
+	int i;
+
+	xasprintf(&want_reply, "BISECTD_IN_REPLY_TO=<bisectd.%lld.%lld@"
+	    "svc.example.org>\n", (long long)id, (long long)json_integer_value(
+	    json_object_get(b, "created_ms")));
+	json_decref(b);
+	xasprintf(&want_id, "BISECTD_MESSAGE_ID=<bisectd.%lld.", (long long)id);
+	xasprintf(&path, "%s/hook.env", svc.dir);
+	for (i = 0; i < 600; i++, usleep(100 * 1000)) {
+		free(env);
+		env = tst_read_file(path);
+		if (env != NULL && strstr(env, want_reply) != NULL)
+			break;
+	}
+	cr_assert_not_null(env, "the report hook did not run");
+	cr_assert_not_null(strstr(env, want_reply), "%s", env);
+	first = strstr(env, want_id);
+	cr_assert_not_null(first, "%s", env);
+	cr_assert_not_null(strstr(first, ".f1@svc.example.org>"), "%s", env);
+	free(env);
+	free(path);
+	free(want_id);
+	free(want_reply);
+}
+
+/*
  * confirm_groups = srv2 is measured before the report goes out; desk,
  * asked for with verify --on afterwards, rewrites it.
  */
@@ -188,6 +222,7 @@ Test(confirm_svc, changed_on_one_group_unchanged_on_another)
 	cr_assert_not_null(strstr(text, "It reproduces on 2 of 3 machine "
 	    "kinds"), "%s", text);
 	json_decref(r);
+	cf_followup_mail(id);
 
 	/* Its own group and a group without hosts are refused. */
 	r = svc_req("{\"cmd\":\"verify\",\"bisection\":%lld,\"on\":\"lab\"}",

@@ -308,9 +308,16 @@ Test(hook, the_hook_sees_message_id_in_reply_to_and_trailers)
 		free(env[i]);
 	cr_assert(m.rep.regzbot);
 	/* The same bisection gets the same Message-ID every time. */
-	again = mail_message_id("ci.example.org", 7, 1769000000123);
+	again = mail_message_id("ci.example.org", 7, 1769000000123, 0);
 	cr_expect_str_eq(again, m.message_id);
 	free(again);
+	/* A report made again later replies to the verdict's. */
+	f.followup = 2;
+	mail_build(&m, &cfg, &f);
+	cr_expect_str_eq(m.message_id,
+	    "<bisectd.7.1769000000123.f2@ci.example.org>");
+	cr_expect_str_eq(m.in_reply_to, "<bisectd.7.1769000000123@ci.example.org>");
+	f.followup = 0;
 	mail_release(&m);
 	repo_maint_release(&maint);
 	config_release(&cfg);
