@@ -181,7 +181,7 @@ Test(ctl_small, host_transitions_are_logged_once)
 	json_t *h, *r;
 
 	svc_setup("small-hostlog", 1, "2:3", 0);
-	small_host_state("up");
+	json_decref(small_host_state("up"));
 	small_log_wait("host h0: up");
 	sshd_stop(&svc.host[0]);
 	svc_bisect("ops_per_sec", NULL);
