@@ -32,6 +32,7 @@ static const struct proto_cmd_field proto_cmd_bisect_fields[] = {
 	{ .name = "first_parent", .type = PROTO_T_BOOL,
 	    .arg = "--first-parent" },
 	{ .name = "priority", .type = PROTO_T_INTEGER, .arg = "--priority" },
+	{ .name = "fixups", .type = PROTO_T_STRINGS, .arg = "--fixup" },
 	{ .name = NULL }
 };
 

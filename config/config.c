@@ -88,6 +88,7 @@ config_benchmark_release(struct config_benchmark *b)
 	free(b->compiler);
 	free(b->params);
 	free(b->describe);
+	free(b->fixups);
 	for (i = 0; i < b->nmetrics; i++)
 		free(b->metrics[i].name);
 	free(b->metrics);

@@ -162,6 +162,9 @@ struct config_benchmark {
 	char		*compiler;
 	char		*params;
 	char		*describe;
+	/* Fix-ups for every bisection of it, "SHA" or "SHA:BROKEN" words
+	 * separated by blanks; NULL: none. */
+	char		*fixups;
 	int		 line;
 };
 

@@ -255,6 +255,11 @@ static const struct config_key config_benchmark_keys[] = {
 	    "shows as the test machine (e.g. nproc; lscpu | sed -n "
 	    "'s/^Model name: *//p'); kept in the database until the command "
 	    "changes."),
+	KEY(config_benchmark, fixups, string, 0, 0, 0, NULL, LIVE,
+	    "Fix-ups picked onto every probed commit they apply to before it "
+	    "is built, as SHA (repairing the commit its Fixes: trailer "
+	    "names) or SHA:BROKEN words separated by blanks; a fix-up "
+	    "applies to a commit that contains BROKEN and not the fix-up."),
 };
 
 /*

@@ -11,6 +11,7 @@
 #include "sched/sched.h"
 #include "sched/sched_int.h"
 #include "sched/verify.h"
+#include "repo/fixup.h"
 #include "repo/graph.h"
 #include "repo/rev.h"
 
@@ -29,6 +30,7 @@ bisection_read_params(struct bisection *b)
 {
 	json_t *p = json_loads(b->rec.params ? b->rec.params : "{}", 0, NULL);
 	json_t *v;
+	size_t i;
 
 	b->confidence = 0.99;
 	b->max_samples = 0;
@@ -45,6 +47,12 @@ bisection_read_params(struct bisection *b)
 	if ((v = json_object_get(p, "first_parent")) != NULL)
 		b->first_parent = json_is_true(v);
 	b->parent_id = bisection_parent_in(p);
+	json_array_foreach(json_object_get(p, "fixups"), i, v)
+		if (json_is_string(v) && b->nfixups < REPO_FIXUP_MAX) {
+			b->fixups = xreallocarray(b->fixups, b->nfixups + 1,
+			    sizeof(*b->fixups));
+			b->fixups[b->nfixups++] = xstrdup(json_string_value(v));
+		}
 	json_decref(p);
 }
 
@@ -86,6 +94,13 @@ bisection_params_encode(const struct sched_request *req, const char *bad,
 		json_object_set_new(p, "priority", json_integer(req->priority));
 	if (req->parent != 0)
 		json_object_set_new(p, "parent", json_integer(req->parent));
+	if (req->nfixups > 0) {
+		json_t *f = json_array();
+
+		for (i = 0; i < req->nfixups; i++)
+			json_array_append_new(f, json_string(req->fixups[i]));
+		json_object_set_new(p, "fixups", f);
+	}
 	text = json_dumps(p, JSON_COMPACT | JSON_SORT_KEYS);
 	json_decref(p);
 	return text;
@@ -143,6 +158,9 @@ bisection_free(struct bisection *b)
 		engine_release(&b->e);
 	graph_release(&b->g);
 	verify_free(b->verify);
+	while (b->nfixups > 0)
+		free(b->fixups[--b->nfixups]);
+	free(b->fixups);
 	free(b->run_oks);
 	free(b->run_fails);
 	free(b->goods);

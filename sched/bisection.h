@@ -55,6 +55,10 @@ struct bisection_probe {
 	int64_t			 phase_ms;	/* when that phase began */
 	char			 phase_host[64];
 	int			 recorded;	/* a result reached the store */
+	/* What is built: sha itself, or sha with fix-ups picked onto it. */
+	char			 built[GIT_OID_HEXSZ + 1];
+	char			 tree[GIT_OID_HEXSZ + 1];	/* "" unknown */
+	json_t			*fixups;	/* applied fix-ups, or NULL */
 	struct bisection	*b;
 	TAILQ_ENTRY(bisection_probe) entry;
 };
@@ -74,6 +78,8 @@ struct bisection {
 	int			 first_parent;
 	int			 priority;
 	int64_t			 parent_id;	/* bisects a sub-range of it; 0 */
+	char			**fixups;	/* the request's fix-up specs */
+	size_t			 nfixups;
 	/* From the repository. */
 	git_oid			 bad;
 	git_oid			*goods;		/* where good samples run */

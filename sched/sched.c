@@ -19,6 +19,7 @@
 #include "remote/labbuild.h"
 #include "remote/lava.h"
 #include "remote/pool.h"
+#include "repo/fixup.h"
 #include "repo/rev.h"
 #include "store/store.h"
 
@@ -240,6 +241,7 @@ sched_probe_free(struct bisection *b, struct bisection_probe *p)
 {
 	TAILQ_REMOVE(&b->probes, p, entry);
 	b->nprobes--;
+	json_decref(p->fixups);
 	/* The run no longer points into the configuration it started with. */
 	if (config_drop(p->cfg_hold))
 		log_info("a replaced configuration was freed (%zu still kept)",
@@ -481,6 +483,9 @@ sched_check(struct sched *s, const struct sched_request *req,
 {
 	const struct config *cfg = sched_config(s);
 	const struct config_benchmark *bench;
+	struct bd_error ferr;
+	git_oid fix, broken;
+	size_t i;
 
 	if (req->ngood == 0)
 		return bd_error_set(err, -EINVAL, "good: at least one good "
@@ -509,6 +514,14 @@ sched_check(struct sched *s, const struct sched_request *req,
 	if (s->env.repo == NULL)
 		return bd_error_set(err, -ENOENT, "repo: no repository is "
 		    "configured or it cannot be opened");
+	if (req->nfixups > REPO_FIXUP_MAX)
+		return bd_error_set(err, -EINVAL, "fixups: at most %d",
+		    REPO_FIXUP_MAX);
+	for (i = 0; i < req->nfixups; i++)
+		if (repo_fixup_resolve(s->env.repo, req->fixups[i], &fix,
+		    &broken, &ferr) < 0)
+			return bd_error_set(err, -EINVAL, "fixups: %s",
+			    ferr.msg);
 	return 0;
 }
 

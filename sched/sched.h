@@ -102,6 +102,9 @@ struct sched_request {
 	uid_t			 uid;		/* who asked */
 	/* Another culprit's sub-range of this bisection (verification); 0. */
 	int64_t			 parent;
+	/* Fix-ups ("SHA" or "SHA:BROKEN") to pick onto probed commits. */
+	const char *const	*fixups;
+	size_t			 nfixups;
 	/* A sweep's change; NULL: an operator's request. */
 	const struct sched_origin *origin;
 };

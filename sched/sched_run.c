@@ -99,10 +99,6 @@ sched_submit(struct sched *s, struct bisection *b, int64_t run,
 {
 	const struct config_benchmark *bench = sched_bench(s, b);
 	struct bisection_probe *p;
-	struct backend_spec spec;
-	struct bd_error err;
-	char run_id[32], *logdir, *lab_job = NULL;
-	int rc;
 
 	if (bench == NULL) {
 		sched_fail(s, b, "its benchmark is no longer configured");
@@ -116,11 +112,38 @@ sched_submit(struct sched *s, struct bisection *b, int64_t run,
 	p->started_ms = sched_clock_ms(s);
 	p->phase = -1;
 	snprintf(p->sha, sizeof(p->sha), "%s", sha);
+	snprintf(p->built, sizeof(p->built), "%s", sha);
+	TAILQ_INSERT_TAIL(&b->probes, p, entry);
+	b->nprobes++;
+	/* The verification's extra runs build their own commit as it is. */
+	if (commit != BISECTION_EXTRA && sched_fixup_specs(s, b, NULL) > 0)
+		return sched_fixup_start(s, p, resumed);
+	return sched_submit_job(s, p, resumed);
+}
+
+/* The probe's job: what it builds is p->built, with p->tree if known. */
+int
+sched_submit_job(struct sched *s, struct bisection_probe *p, int resumed)
+{
+	const struct config_benchmark *bench = sched_bench(s, p->b);
+	struct bisection *b = p->b;
+	struct backend_spec spec;
+	struct bd_error err;
+	char run_id[32], *logdir, *lab_job = NULL;
+	int64_t run = p->run;
+	int rc;
+
+	if (bench == NULL) {
+		sched_fail(s, b, "its benchmark is no longer configured");
+		sched_probe_free(b, p);
+		return -ENOENT;
+	}
 	snprintf(run_id, sizeof(run_id), "%" PRId64, run);
 	logdir = sched_log_dir(s, b->id);
 	memset(&spec, 0, sizeof(spec));
 	spec.bench = bench;
-	spec.commit = sha;
+	spec.commit = p->built;
+	spec.tree = p->tree[0] != '\0' ? p->tree : NULL;
 	spec.run_id = run_id;
 	spec.group = b->rec.group;
 	spec.log_dir = logdir;
@@ -133,8 +156,6 @@ sched_submit(struct sched *s, struct bisection *b, int64_t run,
 	if (resumed && store_lab_job_get(sched_store(s), run, &lab_job,
 	    &err) == 0)
 		spec.lab_job = lab_job;
-	TAILQ_INSERT_TAIL(&b->probes, p, entry);
-	b->nprobes++;
 	rc = backend_submit(sched_backend(s, b->rec.group), &spec,
 	    sched_job_done, p, &p->job, &err);
 	free(logdir);
@@ -145,9 +166,9 @@ sched_submit(struct sched *s, struct bisection *b, int64_t run,
 		sched_probe_free(b, p);
 		return rc;
 	}
-	sched_emit(s, "probe-started", json_pack("{s:I, s:I, s:s}",
+	sched_emit(s, "probe-started", json_pack("{s:I, s:I, s:s, s:O?}",
 	    "bisection", (json_int_t)b->id, "run", (json_int_t)run,
-	    "commit", sha));
+	    "commit", p->sha, "fixups", p->fixups));
 	return 0;
 }
 
@@ -168,12 +189,20 @@ sched_probe(struct sched *s, struct bisection *b, uint32_t commit)
 		sched_store_error(s, b, &err);
 		return;
 	}
-	if (sched_submit(s, b, run, commit, sha, 0) < 0) {
-		/* Not left queued: a restart would submit it again. */
-		store_run_finish(sched_store(s), run, &(struct store_run_result){
-		    .state = STORE_RUN_CANCELLED }, NULL, 0, &err);
-		engine_probe_dropped(&b->e, commit);
-	}
+	if (sched_submit(s, b, run, commit, sha, 0) < 0)
+		sched_submit_failed(s, b, run, commit);
+}
+
+/* Not left queued: a restart would submit it again. */
+void
+sched_submit_failed(struct sched *s, struct bisection *b, int64_t run,
+    uint32_t commit)
+{
+	struct bd_error err;
+
+	store_run_finish(sched_store(s), run, &(struct store_run_result){
+	    .state = STORE_RUN_CANCELLED }, NULL, 0, &err);
+	engine_probe_dropped(&b->e, commit);
 }
 
 struct resubmit {
@@ -444,6 +473,12 @@ sched_feed(struct sched *s, struct bisection_probe *p,
 		log_warnx("bisection %" PRId64 ": %s", b->id, err.msg);
 }
 
+void
+sched_feed_skip(struct sched *s, struct bisection_probe *p, const char *why)
+{
+	sched_feed(s, p, STORE_RUN_SKIPPED, NULL, 0, why);
+}
+
 /* Stores a result first; only a stored result reaches the engine. */
 static void
 sched_job_record(void *arg, const struct step_result *r, const char *host)
@@ -468,9 +503,8 @@ sched_job_record(void *arg, const struct step_result *r, const char *host)
 	/* Step logs are LOG_DIR/RUN-PHASE.log; the prefix names them all. */
 	xasprintf(&logp, "%s/logs/%" PRId64 "/%" PRId64 "-",
 	    sched_config(s)->daemon.workdir, b->id, p->run);
-	xasprintf(&timings, "{\"wall_ms\":%" PRId64 ",\"built\":%s,"
-	    "\"phase\":\"%s\"}", wall_ms, r->built ? "true" : "false",
-	    step_phase_name(r->phase));
+	timings = sched_timings(p, wall_ms, r->built, step_phase_name(r->phase),
+	    NULL);
 	res.log_path = logp;
 	res.timings = timings;
 	res.state = r->outcome == STEP_OK ? STORE_RUN_DONE : STORE_RUN_SKIPPED;

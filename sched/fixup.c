@@ -1,0 +1,220 @@
+/*
+ * Probes with fix-ups: the patched commit is made on the thread pool
+ * (repo/fixup.c), then the probe's job builds it.  A fix-up that
+ * conflicts, or that touches a file the candidates touch, makes the run a
+ * skip with the reason; the engine sees the probed commit either way.
+ */
+#include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "common/log.h"
+#include "common/xmalloc.h"
+#include "repo/fixup.h"
+#include "sched/bisection.h"
+#include "sched/sched_int.h"
+
+struct sched_fixup {
+	uv_work_t		 w;
+	struct sched		*s;
+	struct bisection_probe	*p;
+	int			 resumed;
+	int64_t			 p_run;		/* p's, for a failed submit */
+	uint32_t		 p_commit;
+	char			*repo_path;
+	char			**specs;
+	size_t			 nspecs;
+	git_oid			 probed, bad, *goods;
+	size_t			 ngoods;
+	struct repo_fixup_result r;
+	int			 rc;
+	struct bd_error		 err;
+};
+
+/* The request's fix-ups, then the benchmark's; *out (may be NULL) lists. */
+size_t
+sched_fixup_specs(struct sched *s, const struct bisection *b, char ***out)
+{
+	const struct config *cfg = sched_config(s);
+	const struct config_benchmark *bench =
+	    config_benchmark_find(cfg, b->rec.benchmark);
+	const char *p = bench != NULL ? bench->fixups : NULL;
+	size_t i, n = 0, len;
+
+	if (out != NULL)
+		*out = xcalloc(REPO_FIXUP_MAX + 1, sizeof(**out));
+	for (i = 0; i < b->nfixups && n < REPO_FIXUP_MAX; i++, n++)
+		if (out != NULL)
+			(*out)[n] = xstrdup(b->fixups[i]);
+	while (p != NULL && *p != '\0' && n < REPO_FIXUP_MAX) {
+		p += strspn(p, " \t");
+		if ((len = strcspn(p, " \t")) == 0)
+			break;
+		if (out != NULL)
+			(*out)[n] = xstrndup(p, len);
+		n++;
+		p += len;
+	}
+	return n;
+}
+
+/* A run's timings, and what it built when fix-ups were picked onto it. */
+char *
+sched_timings(const struct bisection_probe *p, int64_t wall_ms, int built,
+    const char *phase, const char *skip)
+{
+	json_t *o = json_pack("{s:I, s:b, s:s}", "wall_ms", (json_int_t)wall_ms,
+	    "built", built, "phase", phase);
+	char *text;
+
+	if (p->fixups != NULL && json_array_size(p->fixups) > 0) {
+		json_object_set(o, "fixups", p->fixups);
+		json_object_set_new(o, "built_commit", json_string(p->built));
+	}
+	if (skip != NULL)
+		json_object_set_new(o, "fixup_skip", json_string(skip));
+	text = json_dumps(o, JSON_COMPACT);
+	json_decref(o);
+	return text;
+}
+
+/* Thread-pool side: the cherry-picks walk the object database. */
+static void
+sched_fixup_work(uv_work_t *w)
+{
+	struct sched_fixup *f = w->data;
+	git_repository *repo = NULL;
+
+	if (git_repository_open(&repo, f->repo_path) < 0) {
+		f->rc = bd_error_set(&f->err, -ENOENT, "cannot open "
+		    "repository %s", f->repo_path);
+		return;
+	}
+	f->rc = repo_fixup_make(repo, &f->probed, (const char *const *)
+	    f->specs, f->nspecs, &f->bad, f->goods, f->ngoods, &f->r, &f->err);
+	git_repository_free(repo);
+}
+
+static void
+sched_fixup_free(struct sched_fixup *f)
+{
+	size_t i;
+
+	for (i = 0; i < f->nspecs; i++)
+		free(f->specs[i]);
+	free(f->specs);
+	free(f->goods);
+	free(f->repo_path);
+	repo_fixup_result_release(&f->r);
+	free(f);
+}
+
+/* The probed commit stays a skip, with the reason in the store and events. */
+static void
+sched_fixup_skip(struct sched *s, struct bisection_probe *p, const char *why)
+{
+	struct bisection *b = p->b;
+	struct store_run_result res;
+	struct bd_error err;
+	char *timings = sched_timings(p, 0, 0, "build", why);
+
+	memset(&res, 0, sizeof(res));
+	res.state = STORE_RUN_SKIPPED;
+	res.timings = timings;
+	log_info("bisection %" PRId64 ": %s is a skip: %s", b->id, p->sha, why);
+	if (store_run_finish(sched_store(s), p->run, &res, NULL, 0, &err) < 0)
+		sched_store_error(s, b, &err);
+	else {
+		sched_emit(s, "skip", json_pack("{s:I, s:I, s:s, s:s}",
+		    "bisection", (json_int_t)b->id, "run", (json_int_t)p->run,
+		    "commit", p->sha, "message", why));
+		if (b->engine_ready && b->phase == BISECTION_ACTIVE)
+			sched_feed_skip(s, p, why);
+	}
+	free(timings);
+	sched_probe_free(b, p);
+	sched_kick(s);
+}
+
+/* Back on the loop: build the patched commit, or skip the probed one. */
+static void
+sched_fixup_done(uv_work_t *w, int status)
+{
+	struct sched_fixup *f = w->data;
+	struct sched *s = f->s;
+	struct bisection_probe *p = f->p;
+	struct bisection *b = p->b;
+	char *why = NULL;
+	size_t i;
+
+	if (s->stopping || p->recorded || b->phase != BISECTION_ACTIVE) {
+		/* Left queued in the store: a restart submits it again. */
+		sched_probe_free(b, p);
+		if (s->stopping)
+			sched_stop_check(s);
+		goto out;
+	}
+	if (status < 0 || f->rc < 0)
+		xasprintf(&why, "fix-ups could not be applied: %s",
+		    status < 0 ? uv_strerror(status) : f->err.msg);
+	else if (f->r.conflict != NULL)
+		xasprintf(&why, "fix-up %.12s conflicts on %s in %s",
+		    f->r.conflict, p->sha, f->r.conflict_path ?
+		    f->r.conflict_path : "the index");
+	else if (f->r.overlap != NULL)
+		xasprintf(&why, "fix-up %.12s touches %s, which a candidate "
+		    "touches: its samples would not be the commit's own",
+		    f->r.overlap, f->r.overlap_path);
+	if (why != NULL) {
+		sched_fixup_skip(s, p, why);
+		goto out;
+	}
+	if (f->r.napplied > 0) {
+		p->fixups = json_array();
+		for (i = 0; i < f->r.napplied; i++)
+			json_array_append_new(p->fixups,
+			    json_string(f->r.applied[i]));
+		snprintf(p->built, sizeof(p->built), "%s", f->r.commit);
+		snprintf(p->tree, sizeof(p->tree), "%s", f->r.tree);
+		log_info("bisection %" PRId64 ": %s is built as %s with %zu "
+		    "fix-up(s)", b->id, p->sha, p->built, f->r.napplied);
+	}
+	if (sched_submit_job(s, p, f->resumed) < 0)
+		sched_submit_failed(s, b, f->p_run, f->p_commit);
+out:
+	free(why);
+	sched_fixup_free(f);
+}
+
+int
+sched_fixup_start(struct sched *s, struct bisection_probe *p, int resumed)
+{
+	struct bisection *b = p->b;
+	struct sched_fixup *f = xcalloc(1, sizeof(*f));
+	int rc;
+
+	f->s = s;
+	f->p = p;
+	f->p_run = p->run;
+	f->p_commit = p->commit;
+	f->resumed = resumed;
+	f->repo_path = xstrdup(b->repo_path);
+	f->nspecs = sched_fixup_specs(s, b, &f->specs);
+	git_oid_fromstr(&f->probed, p->sha);
+	git_oid_cpy(&f->bad, &b->bad);
+	f->ngoods = b->ngoods;
+	f->goods = xcalloc(b->ngoods + 1, sizeof(*f->goods));
+	memcpy(f->goods, b->goods, b->ngoods * sizeof(*f->goods));
+	f->w.data = f;
+	if ((rc = uv_queue_work(s->env.loop, &f->w, sched_fixup_work,
+	    sched_fixup_done)) < 0) {
+		log_warnx("bisection %" PRId64 ": fix-ups: %s", b->id,
+		    uv_strerror(rc));
+		sched_probe_free(b, p);
+		sched_fixup_free(f);
+		return -EIO;
+	}
+	return 0;
+}
