@@ -51,6 +51,11 @@ enum config_verify {
 	CONFIG_VERIFY_NONE,
 };
 
+enum config_auto_fixups {
+	CONFIG_AUTO_FIXUPS_SEARCH = 0,	/* a failing commit's fixes are tried */
+	CONFIG_AUTO_FIXUPS_NONE,
+};
+
 enum config_host_role {
 	CONFIG_ROLE_BUILD = 1 << 0,
 	CONFIG_ROLE_TEST = 1 << 1,
@@ -165,6 +170,7 @@ struct config_benchmark {
 	/* Fix-ups for every bisection of it, "SHA" or "SHA:BROKEN" words
 	 * separated by blanks; NULL: none. */
 	char		*fixups;
+	enum config_auto_fixups auto_fixups;	/* default search */
 	int		 line;
 };
 

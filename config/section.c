@@ -260,6 +260,12 @@ static const struct config_key config_benchmark_keys[] = {
 	    "is built, as SHA (repairing the commit its Fixes: trailer "
 	    "names) or SHA:BROKEN words separated by blanks; a fix-up "
 	    "applies to a commit that contains BROKEN and not the fix-up."),
+	KEYE(config_benchmark, auto_fixups, config_auto_fixups_words,
+	    "search", LIVE,
+	    "When a probed commit fails to build, boot or run: search looks "
+	    "in the range and the repository's branches and tags for commits "
+	    "whose Fixes: trailer names a commit the failing one contains, "
+	    "and retries with them as fix-ups; none leaves it a skip."),
 };
 
 /*

@@ -305,15 +305,6 @@ repo_fixup_make(git_repository *repo, const git_oid *probed,
 		    !fixup_contains(repo, probed, &broken) ||
 		    fixup_contains(repo, probed, &fixes[i]))
 			continue;
-		repo_touched_release(&t);
-		if ((rc = repo_touched_get(repo, &fixes[i], &t, err)) < 0 ||
-		    (rc = fixup_overlap(repo, bad, good, ngood, &fixes[i],
-		    &broken, &t, &r->overlap_path, err)) < 0)
-			goto out;
-		if (r->overlap_path != NULL) {
-			r->overlap = xstrdup(git_oid_tostr_s(&fixes[i]));
-			break;
-		}
 		git_commit_free(fc);
 		fc = NULL;
 		if (git_commit_lookup(&fc, repo, &fixes[i]) < 0) {
@@ -324,9 +315,19 @@ repo_fixup_make(git_repository *repo, const git_oid *probed,
 		if ((rc = fixup_pick(repo, fc, &head, git_commit_time(pc), r,
 		    err)) < 0)
 			goto out;
-		if (r->conflict == NULL)
-			r->applied[r->napplied++] =
-			    xstrdup(git_oid_tostr_s(&fixes[i]));
+		if (r->conflict != NULL)
+			break;
+		/* A conflict says more than an overlap, so it is told first. */
+		repo_touched_release(&t);
+		if ((rc = repo_touched_get(repo, &fixes[i], &t, err)) < 0 ||
+		    (rc = fixup_overlap(repo, bad, good, ngood, &fixes[i],
+		    &broken, &t, &r->overlap_path, err)) < 0)
+			goto out;
+		if (r->overlap_path != NULL) {
+			r->overlap = xstrdup(git_oid_tostr_s(&fixes[i]));
+			break;
+		}
+		r->applied[r->napplied++] = xstrdup(git_oid_tostr_s(&fixes[i]));
 	}
 	git_oid_tostr(r->commit, sizeof(r->commit), &head);
 	if (git_commit_lookup(&hc, repo, &head) < 0) {
@@ -349,5 +350,72 @@ out:
 	git_commit_free(fc);
 	git_commit_free(pc);
 	repo_touched_release(&t);
+	return rc;
+}
+
+/* Pushes the refs of one glob; a glob that matches nothing is no error. */
+static int
+fixup_push_glob(git_revwalk *w, const char *glob)
+{
+	int rc = git_revwalk_push_glob(w, glob);
+
+	return rc == GIT_ENOTFOUND ? 0 : rc;
+}
+
+int
+repo_fixup_find(git_repository *repo, const git_oid *failing,
+    const git_oid *bad, size_t limit, char ***out, size_t *nout,
+    struct bd_error *err)
+{
+	git_revwalk *w = NULL;
+	git_commit *c = NULL;
+	git_oid id, broken;
+	struct bd_error terr;
+	size_t i, seen = 0;
+	int rc = 0;
+
+	*out = NULL;
+	*nout = 0;
+	if (git_revwalk_new(&w, repo) < 0 ||
+	    git_revwalk_sorting(w, GIT_SORT_TOPOLOGICAL |
+	    GIT_SORT_REVERSE) < 0 ||
+	    git_revwalk_push(w, bad) < 0 ||
+	    fixup_push_glob(w, "refs/heads/*") < 0 ||
+	    fixup_push_glob(w, "refs/remotes/*") < 0 ||
+	    fixup_push_glob(w, "refs/tags/*") < 0 ||
+	    git_revwalk_hide(w, failing) < 0) {
+		rc = bd_error_set(err, -EIO, "fix-up search: %s",
+		    fixup_git_msg());
+		goto out;
+	}
+	while (git_revwalk_next(&id, w) == 0 && seen++ < limit &&
+	    *nout < REPO_FIXUP_MAX) {
+		const char *msg;
+
+		if (git_commit_lookup(&c, repo, &id) < 0) {
+			rc = bd_error_set(err, -EIO, "fix-up search: %s",
+			    fixup_git_msg());
+			goto out;
+		}
+		msg = git_commit_message(c);
+		if (msg != NULL && strcasestr(msg, "Fixes:") != NULL &&
+		    repo_fixup_trailer(repo, msg, &broken, &terr) == 0 &&
+		    fixup_contains(repo, failing, &broken)) {
+			*out = xreallocarray(*out, *nout + 1, sizeof(**out));
+			(*out)[(*nout)++] = xstrdup(git_oid_tostr_s(&id));
+		}
+		git_commit_free(c);
+		c = NULL;
+	}
+out:
+	if (rc < 0) {
+		for (i = 0; i < *nout; i++)
+			free((*out)[i]);
+		free(*out);
+		*out = NULL;
+		*nout = 0;
+	}
+	git_commit_free(c);
+	git_revwalk_free(w);
 	return rc;
 }

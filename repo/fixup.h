@@ -74,4 +74,15 @@ int	repo_fixup_make(git_repository *repo, const git_oid *probed,
 	    const git_oid *good, size_t ngood, struct repo_fixup_result *r,
 	    struct bd_error *err);
 
+/*
+ * Fix-ups for a commit that failed: commits that failing does not contain,
+ * in the range up to bad and in the refs under refs/heads, refs/remotes
+ * and refs/tags (an upstream's newer history), whose Fixes: trailer names
+ * a commit failing contains; oldest first, at most limit commits looked
+ * at.  *out (n of them, full hex) is the caller's to free.
+ */
+int	repo_fixup_find(git_repository *repo, const git_oid *failing,
+	    const git_oid *bad, size_t limit, char ***out, size_t *nout,
+	    struct bd_error *err);
+
 #endif

@@ -161,6 +161,10 @@ bisection_free(struct bisection *b)
 	while (b->nfixups > 0)
 		free(b->fixups[--b->nfixups]);
 	free(b->fixups);
+	while (b->nauto_fixups > 0)
+		free(b->auto_fixups[--b->nauto_fixups]);
+	free(b->auto_fixups);
+	free(b->fixup_searched);
 	free(b->run_oks);
 	free(b->run_fails);
 	free(b->goods);
@@ -433,6 +437,38 @@ replay_sample(void *arg, const struct store_sample *sm)
 	return 0;
 }
 
+/* The fix-ups a stored run was built with are known again after a restart. */
+static void
+bisection_fixups_replay(struct bisection *b, const char *timings)
+{
+	json_t *t, *v;
+	size_t i;
+
+	if (timings == NULL || (t = json_loads(timings, 0, NULL)) == NULL)
+		return;
+	json_array_foreach(json_object_get(t, "auto_fixups"), i, v)
+		if (json_is_string(v))
+			bisection_fixup_add(b, json_string_value(v));
+	json_decref(t);
+}
+
+/* Adds an automatic fix-up once; 1 when it is new. */
+int
+bisection_fixup_add(struct bisection *b, const char *sha)
+{
+	size_t i;
+
+	for (i = 0; i < b->nauto_fixups; i++)
+		if (strcmp(b->auto_fixups[i], sha) == 0)
+			return 0;
+	if (b->nauto_fixups >= REPO_FIXUP_MAX)
+		return 0;
+	b->auto_fixups = xreallocarray(b->auto_fixups, b->nauto_fixups + 1,
+	    sizeof(*b->auto_fixups));
+	b->auto_fixups[b->nauto_fixups++] = xstrdup(sha);
+	return 1;
+}
+
 /* Feeds one finished run to the engine as it was fed when it finished. */
 static int
 replay_run(void *arg, const struct store_run *r)
@@ -456,6 +492,7 @@ replay_run(void *arg, const struct store_run *r)
 	}
 	if (idx < 0)
 		return 0;	/* a commit outside the range: ignore */
+	bisection_fixups_replay(b, r->timings);
 	c->rc = bisection_feed(b, (uint32_t)idx, r->state, c->m, k,
 	    &c->ferr);
 	return c->rc < 0 ? -1 : 0;

@@ -59,6 +59,7 @@ struct bisection_probe {
 	char			 built[GIT_OID_HEXSZ + 1];
 	char			 tree[GIT_OID_HEXSZ + 1];	/* "" unknown */
 	json_t			*fixups;	/* applied fix-ups, or NULL */
+	json_t			*auto_fixups;	/* those of them found */
 	struct bisection	*b;
 	TAILQ_ENTRY(bisection_probe) entry;
 };
@@ -80,6 +81,11 @@ struct bisection {
 	int64_t			 parent_id;	/* bisects a sub-range of it; 0 */
 	char			**fixups;	/* the request's fix-up specs */
 	size_t			 nfixups;
+	/* Fix-ups found for failing commits (fixup.c), and the commits
+	 * (engine index bits) already searched for. */
+	char			**auto_fixups;
+	size_t			 nauto_fixups;
+	uint8_t			*fixup_searched;
 	/* From the repository. */
 	git_oid			 bad;
 	git_oid			*goods;		/* where good samples run */
@@ -117,6 +123,8 @@ struct bisection {
 int	bisection_new(struct sched *s, struct store *st, int64_t id,
 	    struct bisection **out, struct bd_error *err);
 void	bisection_free(struct bisection *b);
+/* Adds a fix-up found for a failing commit, once; 1 when it is new. */
+int	bisection_fixup_add(struct bisection *b, const char *sha);
 /*
  * Builds the graph on the thread pool; cb runs on the loop.  On success
  * the engine is ready and every stored sample is replayed.

@@ -227,6 +227,7 @@ bisection_status_json(struct bisection *b, struct store *st,
 	if (b->rec.detail != NULL && b->rec.state == STORE_BISECTION_FAILED)
 		json_object_set_new(o, "message", json_string(b->rec.detail));
 	bisection_verification_json(b, o);
+	json_object_set_new(o, "fixups", sched_fixup_status(b, st));
 	if (!b->engine_ready) {
 		json_object_set_new(o, "phase",
 		    json_string(bisection_phase_name(b, NULL)));

@@ -242,6 +242,7 @@ sched_probe_free(struct bisection *b, struct bisection_probe *p)
 	TAILQ_REMOVE(&b->probes, p, entry);
 	b->nprobes--;
 	json_decref(p->fixups);
+	json_decref(p->auto_fixups);
 	/* The run no longer points into the configuration it started with. */
 	if (config_drop(p->cfg_hold))
 		log_info("a replaced configuration was freed (%zu still kept)",

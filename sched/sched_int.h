@@ -97,7 +97,14 @@ int		 sched_submit_job(struct sched *s, struct bisection_probe *p,
 void		 sched_submit_failed(struct sched *s, struct bisection *b,
 		    int64_t run, uint32_t commit);
 /* The engine hears of a skip that no job ran (a fix-up's conflict). */
-void		 sched_feed_skip(struct sched *s, struct bisection_probe *p,
+void		 sched_feed_skip(struct sched *s, struct bisection *b,
+		    uint32_t commit, const char *sha, const char *why);
+/*
+ * A probe failed (why): looks on the thread pool for fix-ups of its
+ * commit, then feeds the skip.  -1 when no search was started (the
+ * caller feeds the skip itself).
+ */
+int		 sched_fixup_search(struct sched *s, struct bisection_probe *p,
 		    const char *why);
 
 /*
@@ -110,6 +117,8 @@ size_t		 sched_fixup_specs(struct sched *s, const struct bisection *b,
 		    char ***out);
 int		 sched_fixup_start(struct sched *s, struct bisection_probe *p,
 		    int resumed);
+/* Status's "fixups": given, found, measured (per commit), skipped. */
+json_t		*sched_fixup_status(struct bisection *b, struct store *st);
 char		*sched_timings(const struct bisection_probe *p, int64_t wall_ms,
 		    int built, const char *phase, const char *skip);
 

@@ -453,20 +453,19 @@ sched_kick_cb(uv_timer_t *t)
 
 /* The engine hears of a stored result only while it is still deciding. */
 static void
-sched_feed(struct sched *s, struct bisection_probe *p,
-    enum store_run_state state, const struct store_metric *m, size_t n,
-    const char *why)
+sched_feed(struct sched *s, struct bisection *b, uint32_t commit,
+    const char *sha, enum store_run_state state, const struct store_metric *m,
+    size_t n, const char *why)
 {
-	struct bisection *b = p->b;
 	struct bd_error err;
 	char *msg;
 	int rc;
 
 	if (!b->engine_ready || b->phase != BISECTION_ACTIVE)
 		return;
-	rc = bisection_feed(b, p->commit, state, m, n, &err);
+	rc = bisection_feed(b, commit, state, m, n, &err);
 	if (rc == -ENOEXEC) {
-		xasprintf(&msg, "%s: %s: %s", err.msg, p->sha, why);
+		xasprintf(&msg, "%s: %s: %s", err.msg, sha, why);
 		sched_fail(s, b, msg);
 		free(msg);
 	} else if (rc < 0)
@@ -474,9 +473,10 @@ sched_feed(struct sched *s, struct bisection_probe *p,
 }
 
 void
-sched_feed_skip(struct sched *s, struct bisection_probe *p, const char *why)
+sched_feed_skip(struct sched *s, struct bisection *b, uint32_t commit,
+    const char *sha, const char *why)
 {
-	sched_feed(s, p, STORE_RUN_SKIPPED, NULL, 0, why);
+	sched_feed(s, b, commit, sha, STORE_RUN_SKIPPED, NULL, 0, why);
 }
 
 /* Stores a result first; only a stored result reaches the engine. */
@@ -530,7 +530,10 @@ sched_job_record(void *arg, const struct step_result *r, const char *host)
 		sched_emit(s, "skip", json_pack("{s:I, s:I, s:s, s:s, s:s}",
 		    "bisection", (json_int_t)b->id, "run", (json_int_t)p->run,
 		    "commit", p->sha, "host", host, "message", r->err.msg));
-		sched_feed(s, p, res.state, NULL, 0, r->err.msg);
+		/* A search for fix-ups feeds the skip once it has looked. */
+		if (sched_fixup_search(s, p, r->err.msg) < 0)
+			sched_feed(s, b, p->commit, p->sha, res.state, NULL, 0,
+			    r->err.msg);
 		goto out;
 	}
 	b->run_ms_sum += (double)wall_ms;
@@ -540,7 +543,7 @@ sched_job_record(void *arg, const struct step_result *r, const char *host)
 	    "bisection", (json_int_t)b->id, "run", (json_int_t)p->run,
 	    "commit", p->sha, "host", host, "metric", b->rec.metric,
 	    "value", mv ? json_real(mv->value) : json_null()));
-	sched_feed(s, p, res.state, m, n, NULL);
+	sched_feed(s, b, p->commit, p->sha, res.state, m, n, NULL);
 out:
 	free(m);
 	free(logp);
