@@ -15,6 +15,7 @@
 #include "repo/fixup.h"
 #include "sched/bisection.h"
 #include "sched/sched_int.h"
+#include "sched/verify.h"
 
 struct sched_fixup {
 	uv_work_t		 w;
@@ -129,6 +130,19 @@ sched_fixup_free(struct sched_fixup *f)
 	free(f);
 }
 
+/* A probe that ran no job ends; the verification hears of its own. */
+static void
+sched_fixup_ended(struct sched *s, struct bisection *b,
+    struct bisection_probe *p)
+{
+	int extra = p->commit == BISECTION_EXTRA;
+
+	sched_probe_free(b, p);
+	if (extra && b->phase == BISECTION_VERIFYING)
+		verify_run_ended(b);
+	sched_kick(s);
+}
+
 /* The probed commit stays a skip, with the reason in the store and events. */
 static void
 sched_fixup_skip(struct sched *s, struct bisection_probe *p, const char *why)
@@ -152,8 +166,7 @@ sched_fixup_skip(struct sched *s, struct bisection_probe *p, const char *why)
 			sched_feed_skip(s, b, p->commit, p->sha, why);
 	}
 	free(timings);
-	sched_probe_free(b, p);
-	sched_kick(s);
+	sched_fixup_ended(s, b, p);
 }
 
 /* Back on the loop: build the patched commit, or skip the probed one. */
@@ -167,7 +180,8 @@ sched_fixup_done(uv_work_t *w, int status)
 	char *why = NULL;
 	size_t i;
 
-	if (s->stopping || p->recorded || b->phase != BISECTION_ACTIVE) {
+	if (s->stopping || p->recorded || b->phase != (p->commit ==
+	    BISECTION_EXTRA ? BISECTION_VERIFYING : BISECTION_ACTIVE)) {
 		/* Left queued in the store: a restart submits it again. */
 		sched_probe_free(b, p);
 		if (s->stopping)
@@ -204,8 +218,18 @@ sched_fixup_done(uv_work_t *w, int status)
 		log_info("bisection %" PRId64 ": %s is built as %s with %zu "
 		    "fix-up(s)", b->id, p->sha, p->built, f->r.napplied);
 	}
-	if (sched_submit_job(s, p, f->resumed) < 0)
-		sched_submit_failed(s, b, f->p_run, f->p_commit);
+	if (sched_submit_job(s, p, f->resumed) < 0) {
+		if (f->p_commit != BISECTION_EXTRA)
+			sched_submit_failed(s, b, f->p_run, f->p_commit);
+		else {
+			struct bd_error err;
+
+			store_run_finish(sched_store(s), f->p_run,
+			    &(struct store_run_result){ .state =
+			    STORE_RUN_CANCELLED }, NULL, 0, &err);
+			verify_run_ended(b);
+		}
+	}
 out:
 	free(why);
 	sched_fixup_free(f);

@@ -115,8 +115,9 @@ sched_submit(struct sched *s, struct bisection *b, int64_t run,
 	snprintf(p->built, sizeof(p->built), "%s", sha);
 	TAILQ_INSERT_TAIL(&b->probes, p, entry);
 	b->nprobes++;
-	/* The verification's extra runs build their own commit as it is. */
-	if (commit != BISECTION_EXTRA && sched_fixup_specs(s, b, NULL) > 0)
+	/* The verification's runs at the culprit need its fix-ups too; a
+	 * revert on top of bad contains them, so none applies there. */
+	if (sched_fixup_specs(s, b, NULL) > 0)
 		return sched_fixup_start(s, p, resumed);
 	return sched_submit_job(s, p, resumed);
 }
