@@ -2,6 +2,7 @@
 #include <string.h>
 
 #include "common/names.h"
+#include "common/xmalloc.h"
 
 /* JSON output and messages need the word back for a stored number. */
 const char *
@@ -39,4 +40,21 @@ bd_metric_name_valid(const char *name)
 			return 0;
 	}
 	return name[i - 1] != ' ';
+}
+
+size_t
+names_split(const char *s, char **out, size_t max)
+{
+	size_t n = 0, len;
+
+	while (s != NULL && n < max) {
+		s += strspn(s, " \t");
+		if ((len = strcspn(s, " \t")) == 0)
+			break;
+		if (out != NULL)
+			out[n] = xstrndup(s, len);
+		n++;
+		s += len;
+	}
+	return n;
 }

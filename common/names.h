@@ -6,6 +6,8 @@
 #ifndef COMMON_NAMES_H
 #define COMMON_NAMES_H
 
+#include <stddef.h>
+
 struct name_value {
 	const char	*name;
 	int		 value;
@@ -27,5 +29,11 @@ int		 name_find(const struct name_value *table, const char *name,
 #define BD_METRIC_NAME_MAX	255
 
 int		 bd_metric_name_valid(const char *name);
+
+/*
+ * The blank-separated words of s (NULL: none), at most max of them, each
+ * a copy in out (when out is not NULL); returns how many.
+ */
+size_t		 names_split(const char *s, char **out, size_t max);
 
 #endif

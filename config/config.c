@@ -103,6 +103,7 @@ config_sweep_release(struct config_sweep *w)
 	free(w->group);
 	free(w->tag_pattern);
 	free(w->start);
+	free(w->fixups);
 }
 
 void

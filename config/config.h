@@ -205,6 +205,7 @@ struct config_sweep {
 	struct config_schedule schedule;
 	int		 priority;		/* of the bisections it starts */
 	char		*start;			/* first ref swept; NULL: after the newest */
+	char		*fixups;		/* of its bisections, as a benchmark's */
 	int		 line;
 };
 

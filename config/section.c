@@ -303,6 +303,9 @@ static const struct config_key config_sweep_keys[] = {
 	KEY(config_sweep, start, string, 0, 0, 0, NULL, LIVE,
 	    "First ref swept; unset, the newest matching ref is the first "
 	    "baseline and only later ones are swept."),
+	KEY(config_sweep, fixups, string, 0, 0, 0, NULL, LIVE,
+	    "Fix-ups the bisections it starts carry, SHA or SHA:BROKEN words "
+	    "separated by blanks, as a benchmark's fixups."),
 };
 
 _Static_assert(CONFIG_NITEMS(config_daemon_keys) <= CONFIG_MAX_KEYS &&

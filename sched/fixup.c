@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "common/log.h"
+#include "common/names.h"
 #include "common/xmalloc.h"
 #include "repo/fixup.h"
 #include "sched/bisection.h"
@@ -41,8 +42,7 @@ sched_fixup_specs(struct sched *s, const struct bisection *b, char ***out)
 	const struct config *cfg = sched_config(s);
 	const struct config_benchmark *bench =
 	    config_benchmark_find(cfg, b->rec.benchmark);
-	const char *p = bench != NULL ? bench->fixups : NULL;
-	size_t i, n = 0, len;
+	size_t i, n = 0;
 
 	if (out != NULL)
 		*out = xcalloc(REPO_FIXUP_MAX + 1, sizeof(**out));
@@ -52,15 +52,8 @@ sched_fixup_specs(struct sched *s, const struct bisection *b, char ***out)
 	for (i = 0; i < b->nauto_fixups && n < REPO_FIXUP_MAX; i++, n++)
 		if (out != NULL)
 			(*out)[n] = xstrdup(b->auto_fixups[i]);
-	while (p != NULL && *p != '\0' && n < REPO_FIXUP_MAX) {
-		p += strspn(p, " \t");
-		if ((len = strcspn(p, " \t")) == 0)
-			break;
-		if (out != NULL)
-			(*out)[n] = xstrndup(p, len);
-		n++;
-		p += len;
-	}
+	n += names_split(bench != NULL ? bench->fixups : NULL,
+	    out != NULL ? *out + n : NULL, REPO_FIXUP_MAX - n);
 	return n;
 }
 

@@ -52,6 +52,7 @@ struct sweep_change {
 	const char *const *metrics;     /* every changed metric */
 	size_t      nmetrics;
 	int         priority;
+	const char *fixups;             /* the sweep's fixups key, or NULL */
 };
 
 /*
