@@ -152,9 +152,9 @@ sched_fixup_skip(struct sched *s, struct bisection_probe *p, const char *why)
 	if (store_run_finish(sched_store(s), p->run, &res, NULL, 0, &err) < 0)
 		sched_store_error(s, b, &err);
 	else {
-		sched_emit(s, "skip", json_pack("{s:I, s:I, s:s, s:s}",
+		sched_emit(s, "skip", json_pack("{s:I, s:I, s:s, s:n, s:s}",
 		    "bisection", (json_int_t)b->id, "run", (json_int_t)p->run,
-		    "commit", p->sha, "message", why));
+		    "commit", p->sha, "host", "message", why));
 		if (b->engine_ready && b->phase == BISECTION_ACTIVE)
 			sched_feed_skip(s, b, p->commit, p->sha, why);
 	}

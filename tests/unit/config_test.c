@@ -533,8 +533,9 @@ CFGT_TEST(json_has_every_value_and_no_secret)
 	b = json_array_get(json_object_get(j, "benchmarks"), 0);
 	cr_assert_not_null(b);
 	/* with verify, arch, build_inputs, artifact_keep, retry_budget,
-	 * log_max_kib, kconfig, compiler, params and describe */
-	cr_expect_eq(json_object_size(b), 26);
+	 * log_max_kib, kconfig, compiler, params, describe, fixups and
+	 * auto_fixups */
+	cr_expect_eq(json_object_size(b), 28);
 	m = json_array_get(json_object_get(b, "metrics"), 0);
 	cr_expect_str_eq(json_string_value(json_object_get(m, "name")),
 	    "tput");
