@@ -48,7 +48,7 @@ TEST_OBJ = $(TEST_SRC:%.c=$(BUILD)/asan/%.o)
 
 ALL_CFLAGS = $(CSTD) $(WARN) $(INCS) $(PKG_CFLAGS) -MMD -MP
 
-.PHONY: all deps test-deps test layering demo install clean bench bench-graph bench-sim bench-remote \
+.PHONY: all deps test-deps test layering demo install clean bench bench-graph bench-sim bench-remote bench-fixup \
         bench-fetch bench-sweep check-deps check-docs check-unit docs fuzz fuzz-build
 
 all: deps $(BUILD)/bisectd $(BUILD)/bisectctl
