@@ -117,7 +117,7 @@ const struct proto_cmd proto_cmd_table[PROTO_CMD_COUNT] = {
 	    .fields = proto_cmd_bisect_fields,
 	    .usage = "--good REV [--good REV ...] --bad REV --benchmark NAME "
 	    "--metric NAME [--group G] [--confidence C] [--max-samples N] "
-	    "[--first-parent] [--priority P]",
+	    "[--first-parent] [--priority P] [--fixup SHA[:BROKEN] ...]",
 	    .help = "start a bisection" },
 	[PROTO_CMD_STATUS] = { .name = "status",
 	    .fields = proto_cmd_status_fields, .usage = "[ID] [--follow]",
