@@ -11,6 +11,7 @@
 #include <jansson.h>
 
 #include "common/xmalloc.h"
+#include "tests/support/ctlprint.h"
 #include "tests/support/svc.h"
 
 TestSuite(fixup, .fini = svc_fini, .timeout = 900);
@@ -130,7 +131,7 @@ Test(fixup, a_fix_found_by_its_fixes_trailer_names_the_planted_change)
 {
 	json_t *b, *fx, *r;
 	const char *text;
-	char *dump;
+	char *dump, *reply, *shown, want[64];
 
 	fx_setup("fx-auto", "fixed", NULL);
 	b = fx_bisect(NULL);
@@ -138,6 +139,13 @@ Test(fixup, a_fix_found_by_its_fixes_trailer_names_the_planted_change)
 	svc_assert_culprit(b);
 	fx = json_object_get(b, "fixups");
 	cr_assert(fx_has(json_object_get(fx, "found"), fx_fix), "%s", dump);
+	/* bisectctl status names it too. */
+	xasprintf(&reply, "{\"ok\":true,\"bisection\":%s}", dump);
+	shown = ctlprint(print_status, reply);
+	snprintf(want, sizeof(want), "given none, found %.12s;", fx_fix);
+	cr_assert_not_null(strstr(shown, want), "%s", shown);
+	free(shown);
+	free(reply);
 	cr_assert_gt(json_object_size(json_object_get(fx, "measured")), 0,
 	    "%s", dump);
 	r = fx_report(b);
