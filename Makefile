@@ -56,7 +56,7 @@ TEST_OBJ = $(TEST_SRC:%.c=$(BUILD)/asan/%.o)
 ALL_CFLAGS = $(CSTD) $(WARN) $(INCS) $(PKG_CFLAGS) -MMD -MP
 
 .PHONY: all programs deps test-deps test layering demo demo-kernel demo-kernel-deps \
-        install uninstall check-install clean bench bench-graph bench-sim bench-remote \
+        install uninstall check-install clean bench bench-graph bench-sim bench-remote bench-fixup \
         bench-fetch bench-sweep check-deps check-docs check-unit docs fuzz fuzz-build
 
 all: deps programs

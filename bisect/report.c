@@ -656,6 +656,7 @@ report_write_ctx(FILE *fp, const struct report_summary *ctx)
 {
 	const struct report_input *in = ctx->in;
 	char *subject = report_summary_subject(ctx);
+	size_t i;
 
 	fprintf(fp, "%s\n\n", subject);
 	free(subject);
@@ -668,6 +669,12 @@ report_write_ctx(FILE *fp, const struct report_summary *ctx)
 	report_write_bisection(fp, ctx);
 	if (in->kind == REPORT_INCONCLUSIVE)
 		report_write_candidates(fp, in);
+	if (in->n_fixup_lines > 0) {
+		fprintf(fp, "Fix-ups:\n");
+		for (i = 0; i < in->n_fixup_lines; i++)
+			fprintf(fp, "  %s\n", in->fixup_lines[i]);
+		fprintf(fp, "\n");
+	}
 	report_verify_write(fp, in);
 	report_confirm_write(fp, in);
 	if (in->kind == REPORT_NOT_REPRODUCED)

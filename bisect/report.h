@@ -271,6 +271,14 @@ struct report_input {
 	double			 min_change;	/* 0: REPORT_MIN_CHANGE */
 	unsigned		 flags;		/* REPORT_ASCII */
 
+	/*
+	 * Fix-ups: which commits were measured with which, which were
+	 * skipped and why, and the broken stretch of an inconclusive answer
+	 * (none: no Fix-ups section).
+	 */
+	const char *const	*fixup_lines;
+	size_t			 n_fixup_lines;
+
 	/* NULL: no check was made (no Verification section). */
 	const struct report_verification *verification;
 

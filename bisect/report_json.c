@@ -301,6 +301,15 @@ report_json_ctx(const struct report_summary *ctx)
 		    report_verify_json(in));
 	if (in->n_confirm > 0)
 		json_object_set_new(o, "confirmation", report_confirm_json(in));
+	if (in->n_fixup_lines > 0) {
+		json_t *fx = json_array();
+		size_t k;
+
+		for (k = 0; k < in->n_fixup_lines; k++)
+			json_array_append_new(fx,
+			    report_json_str(in->fixup_lines[k]));
+		json_object_set_new(o, "fixups", fx);
+	}
 	json_object_set_new(o, "touched_functions", report_touched_json(in));
 	json_object_set_new(o, "branch", report_json_str(in->branch));
 	json_object_set_new(o, "repo_url", report_json_str(in->repo_url));

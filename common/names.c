@@ -3,6 +3,7 @@
 #include <string.h>
 
 #include "common/names.h"
+#include "common/xmalloc.h"
 
 /* JSON output and messages need the word back for a stored number. */
 const char *
@@ -102,4 +103,22 @@ name_guess_offer(struct name_guess *g, const char *candidate)
 		g->best = candidate;
 		g->dist = dist;
 	}
+}
+
+/* Blank-separated lists in the config (fix-ups, groups) as words. */
+size_t
+names_split(const char *s, char **out, size_t max)
+{
+	size_t n = 0, len;
+
+	while (s != NULL && n < max) {
+		s += strspn(s, " \t");
+		if ((len = strcspn(s, " \t")) == 0)
+			break;
+		if (out != NULL)
+			out[n] = xstrndup(s, len);
+		n++;
+		s += len;
+	}
+	return n;
 }

@@ -7,6 +7,8 @@
 #ifndef COMMON_NAMES_H
 #define COMMON_NAMES_H
 
+#include <stddef.h>
+
 struct name_value {
 	const char	*name;
 	int		 value;
@@ -42,5 +44,10 @@ struct name_guess {
 void		 name_guess_init(struct name_guess *g, const char *word);
 /* Considers one candidate; an exact match is never suggested. */
 void		 name_guess_offer(struct name_guess *g, const char *candidate);
+/*
+ * The blank-separated words of s (NULL: none), at most max of them, each
+ * a copy in out (when out is not NULL); returns how many.
+ */
+size_t		 names_split(const char *s, char **out, size_t max);
 
 #endif

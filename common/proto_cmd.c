@@ -45,6 +45,9 @@ static const struct proto_cmd_field proto_cmd_bisect_fields[] = {
 	{ .name = "priority", .type = PROTO_T_INTEGER, .arg = "--priority",
 	    .help = "higher runs first when bisections wait for the same "
 	    "hosts (default 0)" },
+	{ .name = "fixups", .type = PROTO_T_STRINGS, .arg = "--fixup",
+	    .help = "a fix-up SHA or SHA:BROKEN to pick onto every probed "
+	    "commit that contains what it repairs (repeatable)" },
 	{ .name = NULL }
 };
 
@@ -146,7 +149,7 @@ const struct proto_cmd proto_cmd_table[PROTO_CMD_COUNT] = {
 	    .fields = proto_cmd_bisect_fields,
 	    .usage = "--good REV [--good REV ...] --bad REV --benchmark NAME "
 	    "--metric NAME [--group G] [--confidence C] [--max-samples N] "
-	    "[--first-parent] [--priority P]",
+	    "[--first-parent] [--priority P] [--fixup SHA[:BROKEN] ...]",
 	    .help = "start a bisection" },
 	[PROTO_CMD_STATUS] = { .name = "status",
 	    .fields = proto_cmd_status_fields, .usage = "[ID] [--follow]",

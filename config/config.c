@@ -90,6 +90,7 @@ config_benchmark_release(struct config_benchmark *b)
 	free(b->params);
 	free(b->describe);
 	free(b->confirm_groups);
+	free(b->fixups);
 	for (i = 0; i < b->nmetrics; i++)
 		free(b->metrics[i].name);
 	free(b->metrics);
@@ -105,6 +106,7 @@ config_sweep_release(struct config_sweep *w)
 	free(w->tag_pattern);
 	free(w->start);
 	free(w->confirm_groups);
+	free(w->fixups);
 }
 
 void

@@ -52,6 +52,11 @@ enum config_verify {
 	CONFIG_VERIFY_NONE,
 };
 
+enum config_auto_fixups {
+	CONFIG_AUTO_FIXUPS_SEARCH = 0,	/* a failing commit's fixes are tried */
+	CONFIG_AUTO_FIXUPS_NONE,
+};
+
 enum config_host_role {
 	CONFIG_ROLE_BUILD = 1 << 0,
 	CONFIG_ROLE_TEST = 1 << 1,
@@ -165,6 +170,10 @@ struct config_benchmark {
 	char		*describe;
 	/* Host groups the culprit is confirmed on, blank-separated; NULL. */
 	char		*confirm_groups;
+	/* Fix-ups for every bisection of it, "SHA" or "SHA:BROKEN" words
+	 * separated by blanks; NULL: none. */
+	char		*fixups;
+	enum config_auto_fixups auto_fixups;	/* default search */
 	int		 line;
 };
 
@@ -200,6 +209,7 @@ struct config_sweep {
 	int		 priority;		/* of the bisections it starts */
 	char		*start;			/* first ref swept; NULL: after the newest */
 	char		*confirm_groups;	/* blank-separated; NULL: the benchmark's */
+	char		*fixups;		/* of its bisections, as a benchmark's */
 	int		 line;
 };
 

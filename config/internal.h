@@ -191,6 +191,7 @@ int	config_key_equal(const struct config_key *key, const void *a,
 extern const struct name_value config_host_key_words[];
 extern const struct name_value config_role_words[];
 extern const struct name_value config_verify_words[];
+extern const struct name_value config_auto_fixups_words[];
 
 int	config_name_valid(const char *s);
 int	config_value_string(const struct config_ctx *, const struct config_key *,

@@ -262,6 +262,17 @@ static const struct config_key config_benchmark_keys[] = {
 	    "with the reproduction check's test and min_change; the report "
 	    "gives each group's verdict (changed, unchanged or unclear) and "
 	    "effect."),
+	KEY(config_benchmark, fixups, string, 0, 0, 0, NULL, LIVE,
+	    "Fix-ups picked onto every probed commit they apply to before it "
+	    "is built, as SHA (repairing the commit its Fixes: trailer "
+	    "names) or SHA:BROKEN words separated by blanks; a fix-up "
+	    "applies to a commit that contains BROKEN and not the fix-up."),
+	KEYE(config_benchmark, auto_fixups, config_auto_fixups_words,
+	    "search", LIVE,
+	    "When a probed commit fails to build, boot or run: search looks "
+	    "in the range and the repository's branches and tags for commits "
+	    "whose Fixes: trailer names a commit the failing one contains, "
+	    "and retries with them as fix-ups; none leaves it a skip."),
 };
 
 /*
@@ -303,6 +314,9 @@ static const struct config_key config_sweep_keys[] = {
 	    "Host groups on which the culprits of its bisections are "
 	    "confirmed, as the benchmark's confirm_groups, which it "
 	    "replaces."),
+	KEY(config_sweep, fixups, string, 0, 0, 0, NULL, LIVE,
+	    "Fix-ups the bisections it starts carry, SHA or SHA:BROKEN words "
+	    "separated by blanks, as a benchmark's fixups."),
 };
 
 _Static_assert(CONFIG_NITEMS(config_daemon_keys) <= CONFIG_MAX_KEYS &&

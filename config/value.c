@@ -36,6 +36,12 @@ const struct name_value config_verify_words[] = {
 	{ NULL, 0 },
 };
 
+const struct name_value config_auto_fixups_words[] = {
+	{ "search", CONFIG_AUTO_FIXUPS_SEARCH },
+	{ "none", CONFIG_AUTO_FIXUPS_NONE },
+	{ NULL, 0 },
+};
+
 const struct name_value config_role_words[] = {
 	{ "build", CONFIG_ROLE_BUILD },
 	{ "test", CONFIG_ROLE_TEST },

@@ -145,6 +145,45 @@ status_verification(FILE *out, const json_t *v)
 	    "");
 }
 
+/* The shas of a, 12 characters each, joined by ", ", into buf. */
+static void
+status_shas(const json_t *a, char *buf, size_t len)
+{
+	const json_t *v;
+	size_t i, at = 0;
+
+	buf[0] = '\0';
+	json_array_foreach(a, i, v) {
+		if (at >= len)
+			break;
+		at += (size_t)snprintf(buf + at, len - at, "%s%.12s",
+		    i > 0 ? ", " : "", json_is_string(v) ?
+		    json_string_value(v) : "?");
+	}
+}
+
+/* The fix-ups given and found, and how many commits they served. */
+static void
+status_fixups(FILE *out, const json_t *f)
+{
+	char given[256], found[256];
+	size_t measured, skipped;
+
+	if (!json_is_object(f))
+		return;
+	measured = json_object_size(json_object_get(f, "measured"));
+	skipped = json_object_size(json_object_get(f, "skipped"));
+	if (json_array_size(json_object_get(f, "given")) == 0 &&
+	    json_array_size(json_object_get(f, "found")) == 0 &&
+	    measured == 0 && skipped == 0)
+		return;
+	status_shas(json_object_get(f, "given"), given, sizeof(given));
+	status_shas(json_object_get(f, "found"), found, sizeof(found));
+	field(out, "fix-ups", "given %s, found %s; %zu commits measured with "
+	    "them, %zu skipped", *given ? given : "none", *found ? found :
+	    "none", measured, skipped);
+}
+
 /*
  * Whether the change is confirmed, and the evidence for it over all
  * samples when the engine has a factor: the shared mode bisects before
@@ -222,6 +261,7 @@ status_one(FILE *out, const json_t *b)
 		    num(b, "misfits"));
 	status_runs(out, json_object_get(b, "runs"));
 	status_verification(out, json_object_get(b, "verification"));
+	status_fixups(out, json_object_get(b, "fixups"));
 	status_lists(out, b);
 	status_estimate(out, b);
 	msg = json_string_value(json_object_get(b, "message"));

@@ -17,6 +17,7 @@
 #include "repo/mirror.h"
 #include "repo/touched.h"
 #include "store/store.h"
+#include "daemon/reporter_fixup.h"
 
 /* Everything the input points to, so one release frees it. */
 struct reporter_data {
@@ -45,6 +46,7 @@ struct reporter_data {
 	size_t			 nhosts;
 	size_t			 base_runs, head_runs;
 	struct reporter_tested	 tested;
+	const char		**fixups;	/* kept lines */
 	struct mail		 mail;
 	struct confirm_rows	 confirm;	/* other host groups */
 };
@@ -297,6 +299,7 @@ rd_release(struct reporter_data *rd)
 	free(rd->log);
 	free(rd->swept);
 	free(rd->hosts);
+	free(rd->fixups);
 	reporter_tested_release(&rd->tested);
 	confirm_rows_release(&rd->confirm);
 	json_decref(rd->origin);
@@ -464,6 +467,23 @@ rd_mail(struct reporter_data *rd, struct store *st, const struct config *cfg)
 	rd->in.mail = &rd->mail.rep;
 }
 
+/* The Fix-ups section's lines, kept with the report's other strings. */
+static void
+rd_fixups(struct reporter_data *rd, struct store *st, git_repository *repo)
+{
+	char **lines;
+	size_t i, n;
+
+	reporter_fixup_lines(st, repo, rd->b, rd->in.kind ==
+	    REPORT_INCONCLUSIVE, rd->in.n_candidates_total, &lines, &n);
+	rd->fixups = xcalloc(n + 1, sizeof(*rd->fixups));
+	for (i = 0; i < n; i++)
+		rd->fixups[i] = rd_keep(rd, lines[i]);
+	free(lines);
+	rd->in.fixup_lines = rd->fixups;
+	rd->in.n_fixup_lines = n;
+}
+
 /* Collects every field the report module needs for one bisection. */
 static void
 reporter_gather(struct store *st, const struct config *cfg,
@@ -560,6 +580,7 @@ reporter_gather(struct store *st, const struct config *cfg,
 	reporter_tested_fill(&rd->tested, in, st, cfg, bc, b->rec.group,
 	    rd->hosts, rd->nhosts);
 	reporter_tested_confirm(&rd->tested, &rd->confirm, in, st, bc, b);
+	rd_fixups(rd, st, repo);
 }
 
 static void

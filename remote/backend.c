@@ -68,6 +68,7 @@ backend_ssh_submit(struct backend *be, const struct backend_spec *spec,
 	memset(&js, 0, sizeof(js));
 	js.bench = spec->bench;
 	js.commit = spec->commit;
+	js.tree = spec->tree;
 	js.run_id = spec->run_id;
 	js.group = spec->group;
 	js.log_dir = spec->log_dir;

@@ -38,6 +38,9 @@ typedef void backend_event_cb(void *arg, const char *kind, json_t *fields);
 struct backend_spec {
 	const struct config_benchmark *bench;
 	const char	*commit;
+	/* The tree commit holds (hex), when it is a made commit such as a
+	 * probe with fix-ups; the build cache keys on it.  NULL: not given. */
+	const char	*tree;
 	const char	*run_id;
 	const char	*group;
 	const char	*log_dir;

@@ -88,6 +88,7 @@ cache_key_init(struct cache_key *k, const char *group,
 	k->group = group;
 	k->benchmark = b->name;
 	k->commit = commit;
+	k->tree = NULL;
 	k->config = cache_config_hash(b);
 }
 

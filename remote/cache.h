@@ -24,6 +24,7 @@ struct cache_key {
 	const char	*group;
 	const char	*benchmark;
 	const char	*commit;
+	const char	*tree;		/* built tree (hex) or NULL */
 	uint64_t	 config;	/* cache_config_hash() */
 };
 

@@ -10,6 +10,7 @@ struct job {
 	struct job_queue	*q;
 	struct job_spec		 spec;		/* strings below are copies */
 	char			*commit, *run_id, *group, *log_dir;
+	char			*tree;		/* NULL: not given */
 	job_done_cb		*cb;
 	void			*arg;
 	unsigned		 attempts;
@@ -41,6 +42,7 @@ static void
 job_free(struct job *j)
 {
 	free(j->commit);
+	free(j->tree);
 	free(j->run_id);
 	free(j->group);
 	free(j->log_dir);
@@ -386,6 +388,7 @@ job_lease(struct job *j, struct cache_hit *hit, struct pool_host **cached,
 		return rc;
 	}
 	cache_key_init(&k, j->group, b, j->commit);
+	k.tree = j->tree;
 	if (b->build != NULL && cache_lookup(j->spec.cache, &k, hit) == 0)
 		*cached = job_copy(j, hit, NULL, copy);
 	need_build = *cached == NULL && b->build != NULL;
@@ -429,6 +432,7 @@ job_run(struct job *j, const struct cache_copy *copy,
 	memset(&s, 0, sizeof(s));
 	s.bench = j->spec.bench;
 	s.commit = j->commit;
+	s.tree = j->tree;
 	s.run_id = j->run_id;
 	s.group = j->group;
 	s.log_dir = j->log_dir;
@@ -511,6 +515,7 @@ job_submit(struct job_queue *q, const struct job_spec *spec,
 	if (j->spec.max_attempts == 0)
 		j->spec.max_attempts = JOB_MAX_ATTEMPTS;
 	j->commit = xstrdup(spec->commit);
+	j->tree = spec->tree ? xstrdup(spec->tree) : NULL;
 	j->run_id = xstrdup(spec->run_id);
 	j->group = xstrdup(spec->group ? spec->group : "default");
 	j->log_dir = spec->log_dir ? xstrdup(spec->log_dir) : NULL;

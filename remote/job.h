@@ -33,6 +33,7 @@ typedef void job_done_cb(void *arg, const struct step_result *last,
 struct job_spec {
 	const struct config_benchmark *bench;
 	const char	*commit;
+	const char	*tree;		/* see backend_spec; NULL */
 	const char	*run_id;
 	const char	*group;
 	const char	*log_dir;

@@ -15,6 +15,7 @@ struct step {
 	uv_loop_t		*loop;
 	struct step_spec	 spec;		/* strings below are copies */
 	char			*commit, *run_id, *group, *log_dir;
+	char			*tree;		/* NULL: not given */
 	char			*cached_artifact;
 	char			*sum;		/* sha256 of the kept artifact */
 	int			 rebuilt;	/* a stale copy was rebuilt once */
@@ -115,6 +116,7 @@ step_freed(uv_handle_t *h)
 	struct step *s = h->data;
 
 	free(s->commit);
+	free(s->tree);
 	free(s->run_id);
 	free(s->group);
 	free(s->log_dir);
@@ -1019,6 +1021,7 @@ step_start(uv_loop_t *loop, const struct step_spec *spec, step_done_cb *cb,
 	s->loop = loop;
 	s->spec = *spec;
 	s->commit = xstrdup(spec->commit);
+	s->tree = spec->tree ? xstrdup(spec->tree) : NULL;
 	s->run_id = xstrdup(spec->run_id);
 	s->group = xstrdup(spec->group ? spec->group : "default");
 	s->log_dir = spec->log_dir ? xstrdup(spec->log_dir) : NULL;
@@ -1031,6 +1034,7 @@ step_start(uv_loop_t *loop, const struct step_spec *spec, step_done_cb *cb,
 	s->told = -1;
 	metrics_init(&s->res.metrics);
 	cache_key_init(&s->key, s->group, spec->bench, s->commit);
+	s->key.tree = s->tree;
 	if (step_artifact(s, &spec->test, &s->art_test, err) != 0 ||
 	    step_artifact(s, &spec->build, &s->art_build, err) != 0) {
 		s->timer.data = s;

@@ -82,6 +82,7 @@ struct step_spec {
 	/* Timeouts as the config gives them (0: none; boot needs one). */
 	const struct config_benchmark *bench;
 	const char		*commit;
+	const char		*tree;		/* see backend_spec; NULL */
 	const char		*run_id;
 	const char		*group;
 	const char		*log_dir;	/* NULL: no logs */

@@ -12,6 +12,7 @@
 #include "sched/sched.h"
 #include "sched/sched_int.h"
 #include "sched/verify.h"
+#include "repo/fixup.h"
 #include "repo/graph.h"
 #include "repo/rev.h"
 
@@ -30,6 +31,7 @@ bisection_read_params(struct bisection *b)
 {
 	json_t *p = json_loads(b->rec.params ? b->rec.params : "{}", 0, NULL);
 	json_t *v;
+	size_t i;
 
 	b->confidence = 0.99;
 	b->max_samples = 0;
@@ -46,6 +48,12 @@ bisection_read_params(struct bisection *b)
 	if ((v = json_object_get(p, "first_parent")) != NULL)
 		b->first_parent = json_is_true(v);
 	b->parent_id = bisection_parent_in(p);
+	json_array_foreach(json_object_get(p, "fixups"), i, v)
+		if (json_is_string(v) && b->nfixups < REPO_FIXUP_MAX) {
+			b->fixups = xreallocarray(b->fixups, b->nfixups + 1,
+			    sizeof(*b->fixups));
+			b->fixups[b->nfixups++] = xstrdup(json_string_value(v));
+		}
 	json_decref(p);
 }
 
@@ -89,6 +97,13 @@ bisection_params_encode(const struct sched_request *req, const char *bad,
 		json_object_set_new(p, "parent", json_integer(req->parent));
 	if (req->confirm)
 		json_object_set_new(p, "confirm", json_true());
+	if (req->nfixups > 0) {
+		json_t *f = json_array();
+
+		for (i = 0; i < req->nfixups; i++)
+			json_array_append_new(f, json_string(req->fixups[i]));
+		json_object_set_new(p, "fixups", f);
+	}
 	text = json_dumps(p, JSON_COMPACT | JSON_SORT_KEYS);
 	json_decref(p);
 	return text;
@@ -146,6 +161,13 @@ bisection_free(struct bisection *b)
 		engine_release(&b->e);
 	graph_release(&b->g);
 	verify_free(b->verify);
+	while (b->nfixups > 0)
+		free(b->fixups[--b->nfixups]);
+	free(b->fixups);
+	while (b->nauto_fixups > 0)
+		free(b->auto_fixups[--b->nauto_fixups]);
+	free(b->auto_fixups);
+	free(b->fixup_searched);
 	free(b->run_oks);
 	free(b->run_fails);
 	free(b->goods);
@@ -418,6 +440,38 @@ replay_sample(void *arg, const struct store_sample *sm)
 	return 0;
 }
 
+/* The fix-ups a stored run was built with are known again after a restart. */
+static void
+bisection_fixups_replay(struct bisection *b, const char *timings)
+{
+	json_t *t, *v;
+	size_t i;
+
+	if (timings == NULL || (t = json_loads(timings, 0, NULL)) == NULL)
+		return;
+	json_array_foreach(json_object_get(t, "auto_fixups"), i, v)
+		if (json_is_string(v))
+			bisection_fixup_add(b, json_string_value(v));
+	json_decref(t);
+}
+
+/* Adds an automatic fix-up once; 1 when it is new. */
+int
+bisection_fixup_add(struct bisection *b, const char *sha)
+{
+	size_t i;
+
+	for (i = 0; i < b->nauto_fixups; i++)
+		if (strcmp(b->auto_fixups[i], sha) == 0)
+			return 0;
+	if (b->nauto_fixups >= REPO_FIXUP_MAX)
+		return 0;
+	b->auto_fixups = xreallocarray(b->auto_fixups, b->nauto_fixups + 1,
+	    sizeof(*b->auto_fixups));
+	b->auto_fixups[b->nauto_fixups++] = xstrdup(sha);
+	return 1;
+}
+
 /* Feeds one finished run to the engine as it was fed when it finished. */
 static int
 replay_run(void *arg, const struct store_run *r)
@@ -441,6 +495,7 @@ replay_run(void *arg, const struct store_run *r)
 	}
 	if (idx < 0)
 		return 0;	/* a commit outside the range: ignore */
+	bisection_fixups_replay(b, r->timings);
 	c->rc = bisection_feed(b, (uint32_t)idx, r->state, c->m, k,
 	    &c->ferr);
 	return c->rc < 0 ? -1 : 0;

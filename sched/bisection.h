@@ -56,6 +56,11 @@ struct bisection_probe {
 	int64_t			 phase_ms;	/* when that phase began */
 	char			 phase_host[64];
 	int			 recorded;	/* a result reached the store */
+	/* What is built: sha itself, or sha with fix-ups picked onto it. */
+	char			 built[GIT_OID_HEXSZ + 1];
+	char			 tree[GIT_OID_HEXSZ + 1];	/* "" unknown */
+	json_t			*fixups;	/* applied fix-ups, or NULL */
+	json_t			*auto_fixups;	/* those of them found */
 	struct bisection	*b;
 	TAILQ_ENTRY(bisection_probe) entry;
 };
@@ -78,6 +83,13 @@ struct bisection {
 	unsigned		 followups;	/* reports made again after the
 						   verdict's (a confirmation on
 						   demand): each replies to it */
+	char			**fixups;	/* the request's fix-up specs */
+	size_t			 nfixups;
+	/* Fix-ups found for failing commits (fixup.c), and the commits
+	 * (engine index bits) already searched for. */
+	char			**auto_fixups;
+	size_t			 nauto_fixups;
+	uint8_t			*fixup_searched;
 	/* From the repository. */
 	git_oid			 bad;
 	git_oid			*goods;		/* where good samples run */
@@ -113,6 +125,8 @@ struct bisection {
 int	bisection_new(struct sched *s, struct store *st, int64_t id,
 	    struct bisection **out, struct bd_error *err);
 void	bisection_free(struct bisection *b);
+/* Adds a fix-up found for a failing commit, once; 1 when it is new. */
+int	bisection_fixup_add(struct bisection *b, const char *sha);
 /*
  * Builds the graph on the thread pool; cb runs on the loop.  On success
  * the engine is ready and every stored sample is replayed.

@@ -282,6 +282,7 @@ bisection_status_json(struct bisection *b, struct store *st,
 	bisection_verification_json(b, o);
 	if ((cf = confirm_status_json(b)) != NULL)
 		json_object_set_new(o, "confirmation", cf);
+	json_object_set_new(o, "fixups", sched_fixup_status(b, st));
 	if (!b->engine_ready) {
 		json_object_set_new(o, "phase",
 		    json_string(bisection_phase_name(b, NULL)));

@@ -8,11 +8,15 @@
 #include "common/log.h"
 #include "store/store.h"
 
-/* The store keys builds by a text; the config hash makes edits count. */
+/*
+ * The store keys builds by a text; the config hash makes edits count, and
+ * a made commit's tree (fix-ups) names what was built beside its sha.
+ */
 static void
 buildcache_name(const struct cache_key *k, char *buf, size_t len)
 {
-	snprintf(buf, len, "%s#%016" PRIx64, k->benchmark, k->config);
+	snprintf(buf, len, "%s#%016" PRIx64 "%s%s", k->benchmark, k->config,
+	    k->tree != NULL ? "@" : "", k->tree != NULL ? k->tree : "");
 }
 
 /* Each kept copy joins the hit. */

@@ -21,6 +21,7 @@
 #include "remote/labbuild.h"
 #include "remote/lava.h"
 #include "remote/pool.h"
+#include "repo/fixup.h"
 #include "repo/rev.h"
 #include "store/store.h"
 
@@ -242,6 +243,8 @@ sched_probe_free(struct bisection *b, struct bisection_probe *p)
 {
 	TAILQ_REMOVE(&b->probes, p, entry);
 	b->nprobes--;
+	json_decref(p->fixups);
+	json_decref(p->auto_fixups);
 	/* The run no longer points into the configuration it started with. */
 	if (config_drop(p->cfg_hold))
 		log_info("a replaced configuration was freed (%zu still kept)",
@@ -483,6 +486,9 @@ sched_check(struct sched *s, const struct sched_request *req,
 {
 	const struct config *cfg = sched_config(s);
 	const struct config_benchmark *bench;
+	struct bd_error ferr;
+	git_oid fix, broken;
+	size_t i;
 
 	if (req->ngood == 0)
 		return bd_error_set(err, -EINVAL, "good: at least one good "
@@ -512,6 +518,14 @@ sched_check(struct sched *s, const struct sched_request *req,
 	if (s->env.repo == NULL)
 		return bd_error_set(err, -ENOENT, "repo: no repository is "
 		    "configured or it cannot be opened");
+	if (req->nfixups > REPO_FIXUP_MAX)
+		return bd_error_set(err, -EINVAL, "fixups: at most %d",
+		    REPO_FIXUP_MAX);
+	for (i = 0; i < req->nfixups; i++)
+		if (repo_fixup_resolve(s->env.repo, req->fixups[i], &fix,
+		    &broken, &ferr) < 0)
+			return bd_error_set(err, -EINVAL, "fixups: %s",
+			    ferr.msg);
 	return 0;
 }
 

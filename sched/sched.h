@@ -105,6 +105,9 @@ struct sched_request {
 	int64_t			 parent;
 	/* With parent: the culprit confirmed on another group (confirm.h). */
 	int			 confirm;
+	/* Fix-ups ("SHA" or "SHA:BROKEN") to pick onto probed commits. */
+	const char *const	*fixups;
+	size_t			 nfixups;
 	/* A sweep's change; NULL: an operator's request. */
 	const struct sched_origin *origin;
 };

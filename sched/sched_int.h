@@ -90,6 +90,40 @@ int		 sched_run_extra(struct sched *s, struct bisection *b,
 		    const char *sha, struct bd_error *err);
 
 /*
+ * A probe's job, once p->built (and p->tree) say what to build; on failure
+ * p is freed and the caller ends the run with sched_submit_failed().
+ */
+int		 sched_submit_job(struct sched *s, struct bisection_probe *p,
+		    int resumed);
+void		 sched_submit_failed(struct sched *s, struct bisection *b,
+		    int64_t run, uint32_t commit);
+/* The engine hears of a skip that no job ran (a fix-up's conflict). */
+void		 sched_feed_skip(struct sched *s, struct bisection *b,
+		    uint32_t commit, const char *sha, const char *why);
+/*
+ * A probe failed (why): looks on the thread pool for fix-ups of its
+ * commit, then feeds the skip.  -1 when no search was started (the
+ * caller feeds the skip itself).
+ */
+int		 sched_fixup_search(struct sched *s, struct bisection_probe *p,
+		    const char *why);
+
+/*
+ * Fix-ups (fixup.c): the specs that apply to b's probes (the request's,
+ * then its benchmark's), copied to *out when out is not NULL; making the
+ * patched commit of p on the thread pool and then submitting its job; a
+ * run's timings JSON with what it built and why it was skipped (NULL).
+ */
+size_t		 sched_fixup_specs(struct sched *s, const struct bisection *b,
+		    char ***out);
+int		 sched_fixup_start(struct sched *s, struct bisection_probe *p,
+		    int resumed);
+/* Status's "fixups": given, found, measured (per commit), skipped. */
+json_t		*sched_fixup_status(struct bisection *b, struct store *st);
+char		*sched_timings(const struct bisection_probe *p, int64_t wall_ms,
+		    int built, const char *phase, const char *skip);
+
+/*
  * Sweep runs (sched_sweep.c).  give hands up to nfree free hosts of group
  * to queued sweep runs of priority above prio (or equal to it, when eq)
  * and returns how many it used; waiting counts those submitted that have

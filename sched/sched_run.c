@@ -100,10 +100,6 @@ sched_submit(struct sched *s, struct bisection *b, int64_t run,
 {
 	const struct config_benchmark *bench = sched_bench(s, b);
 	struct bisection_probe *p;
-	struct backend_spec spec;
-	struct bd_error err;
-	char run_id[32], *logdir, *lab_job = NULL;
-	int rc;
 
 	if (bench == NULL) {
 		sched_fail(s, b, "its benchmark is no longer configured");
@@ -117,11 +113,39 @@ sched_submit(struct sched *s, struct bisection *b, int64_t run,
 	p->started_ms = sched_clock_ms(s);
 	p->phase = -1;
 	snprintf(p->sha, sizeof(p->sha), "%s", sha);
+	snprintf(p->built, sizeof(p->built), "%s", sha);
+	TAILQ_INSERT_TAIL(&b->probes, p, entry);
+	b->nprobes++;
+	/* The verification's runs at the culprit need its fix-ups too; a
+	 * revert on top of bad contains them, so none applies there. */
+	if (sched_fixup_specs(s, b, NULL) > 0)
+		return sched_fixup_start(s, p, resumed);
+	return sched_submit_job(s, p, resumed);
+}
+
+/* The probe's job: what it builds is p->built, with p->tree if known. */
+int
+sched_submit_job(struct sched *s, struct bisection_probe *p, int resumed)
+{
+	const struct config_benchmark *bench = sched_bench(s, p->b);
+	struct bisection *b = p->b;
+	struct backend_spec spec;
+	struct bd_error err;
+	char run_id[32], *logdir, *lab_job = NULL;
+	int64_t run = p->run;
+	int rc;
+
+	if (bench == NULL) {
+		sched_fail(s, b, "its benchmark is no longer configured");
+		sched_probe_free(b, p);
+		return -ENOENT;
+	}
 	snprintf(run_id, sizeof(run_id), "%" PRId64, run);
 	logdir = sched_log_dir(s, b->id);
 	memset(&spec, 0, sizeof(spec));
 	spec.bench = bench;
-	spec.commit = sha;
+	spec.commit = p->built;
+	spec.tree = p->tree[0] != '\0' ? p->tree : NULL;
 	spec.run_id = run_id;
 	spec.group = b->rec.group;
 	spec.log_dir = logdir;
@@ -134,8 +158,6 @@ sched_submit(struct sched *s, struct bisection *b, int64_t run,
 	if (resumed && store_lab_job_get(sched_store(s), run, &lab_job,
 	    &err) == 0)
 		spec.lab_job = lab_job;
-	TAILQ_INSERT_TAIL(&b->probes, p, entry);
-	b->nprobes++;
 	rc = backend_submit(sched_backend(s, b->rec.group), &spec,
 	    sched_job_done, p, &p->job, &err);
 	free(logdir);
@@ -146,9 +168,9 @@ sched_submit(struct sched *s, struct bisection *b, int64_t run,
 		sched_probe_free(b, p);
 		return rc;
 	}
-	sched_emit(s, "probe-started", json_pack("{s:I, s:I, s:s}",
+	sched_emit(s, "probe-started", json_pack("{s:I, s:I, s:s, s:O?}",
 	    "bisection", (json_int_t)b->id, "run", (json_int_t)run,
-	    "commit", sha));
+	    "commit", p->sha, "fixups", p->fixups));
 	return 0;
 }
 
@@ -169,12 +191,20 @@ sched_probe(struct sched *s, struct bisection *b, uint32_t commit)
 		sched_store_error(s, b, &err);
 		return;
 	}
-	if (sched_submit(s, b, run, commit, sha, 0) < 0) {
-		/* Not left queued: a restart would submit it again. */
-		store_run_finish(sched_store(s), run, &(struct store_run_result){
-		    .state = STORE_RUN_CANCELLED }, NULL, 0, &err);
-		engine_probe_dropped(&b->e, commit);
-	}
+	if (sched_submit(s, b, run, commit, sha, 0) < 0)
+		sched_submit_failed(s, b, run, commit);
+}
+
+/* Not left queued: a restart would submit it again. */
+void
+sched_submit_failed(struct sched *s, struct bisection *b, int64_t run,
+    uint32_t commit)
+{
+	struct bd_error err;
+
+	store_run_finish(sched_store(s), run, &(struct store_run_result){
+	    .state = STORE_RUN_CANCELLED }, NULL, 0, &err);
+	engine_probe_dropped(&b->e, commit);
 }
 
 struct resubmit {
@@ -425,24 +455,30 @@ sched_kick_cb(uv_timer_t *t)
 
 /* The engine hears of a stored result only while it is still deciding. */
 static void
-sched_feed(struct sched *s, struct bisection_probe *p,
-    enum store_run_state state, const struct store_metric *m, size_t n,
-    const char *why)
+sched_feed(struct sched *s, struct bisection *b, uint32_t commit,
+    const char *sha, enum store_run_state state, const struct store_metric *m,
+    size_t n, const char *why)
 {
-	struct bisection *b = p->b;
 	struct bd_error err;
 	char *msg;
 	int rc;
 
 	if (!b->engine_ready || b->phase != BISECTION_ACTIVE)
 		return;
-	rc = bisection_feed(b, p->commit, state, m, n, &err);
+	rc = bisection_feed(b, commit, state, m, n, &err);
 	if (rc == -ENOEXEC) {
-		xasprintf(&msg, "%s: %s: %s", err.msg, p->sha, why);
+		xasprintf(&msg, "%s: %s: %s", err.msg, sha, why);
 		sched_fail(s, b, msg);
 		free(msg);
 	} else if (rc < 0)
 		log_warnx("bisection %" PRId64 ": %s", b->id, err.msg);
+}
+
+void
+sched_feed_skip(struct sched *s, struct bisection *b, uint32_t commit,
+    const char *sha, const char *why)
+{
+	sched_feed(s, b, commit, sha, STORE_RUN_SKIPPED, NULL, 0, why);
 }
 
 /* Stores a result first; only a stored result reaches the engine. */
@@ -469,9 +505,8 @@ sched_job_record(void *arg, const struct step_result *r, const char *host)
 	/* Step logs are LOG_DIR/RUN-PHASE.log; the prefix names them all. */
 	xasprintf(&logp, "%s/logs/%" PRId64 "/%" PRId64 "-",
 	    sched_config(s)->daemon.workdir, b->id, p->run);
-	xasprintf(&timings, "{\"wall_ms\":%" PRId64 ",\"built\":%s,"
-	    "\"phase\":\"%s\"}", wall_ms, r->built ? "true" : "false",
-	    step_phase_name(r->phase));
+	timings = sched_timings(p, wall_ms, r->built, step_phase_name(r->phase),
+	    NULL);
 	res.log_path = logp;
 	res.timings = timings;
 	res.state = r->outcome == STEP_OK ? STORE_RUN_DONE : STORE_RUN_SKIPPED;
@@ -497,7 +532,10 @@ sched_job_record(void *arg, const struct step_result *r, const char *host)
 		sched_emit(s, "skip", json_pack("{s:I, s:I, s:s, s:s, s:s}",
 		    "bisection", (json_int_t)b->id, "run", (json_int_t)p->run,
 		    "commit", p->sha, "host", host, "message", r->err.msg));
-		sched_feed(s, p, res.state, NULL, 0, r->err.msg);
+		/* A search for fix-ups feeds the skip once it has looked. */
+		if (sched_fixup_search(s, p, r->err.msg) < 0)
+			sched_feed(s, b, p->commit, p->sha, res.state, NULL, 0,
+			    r->err.msg);
 		goto out;
 	}
 	mv = bisection_metric(b, m, n);
@@ -505,7 +543,7 @@ sched_job_record(void *arg, const struct step_result *r, const char *host)
 	    "bisection", (json_int_t)b->id, "run", (json_int_t)p->run,
 	    "commit", p->sha, "host", host, "metric", b->rec.metric,
 	    "value", mv ? json_real(mv->value) : json_null()));
-	sched_feed(s, p, res.state, m, n, NULL);
+	sched_feed(s, b, p->commit, p->sha, res.state, m, n, NULL);
 out:
 	free(m);
 	free(logp);

@@ -132,15 +132,25 @@ cmdsvc_bisect_run(struct server *srv, const json_t *req, uid_t uid,
     int64_t *id, int *existing, struct bd_error *err)
 {
 	size_t ngood = json_array_size(json_object_get(req, "good"));
+	const json_t *fx = json_object_get(req, "fixups");
 	const char **good = xcalloc(ngood ? ngood : 1, sizeof(*good));
+	const char **fixups = xcalloc(json_array_size(fx) + 1,
+	    sizeof(*fixups));
 	struct sched_request r;
+	json_t *v;
+	size_t i;
 	int rc;
 
 	bd_error_clear(err);
 	*id = 0;
 	*existing = 0;
-	if ((rc = cmdsvc_bisect_request(req, uid, &r, good, err)) == 0)
+	if ((rc = cmdsvc_bisect_request(req, uid, &r, good, err)) == 0) {
+		json_array_foreach(fx, i, v)
+			fixups[r.nfixups++] = json_string_value(v);
+		r.fixups = fixups;
 		rc = sched_bisect(srv->sched, &r, id, existing, err);
+	}
+	free(fixups);
 	free(good);
 	return rc;
 }

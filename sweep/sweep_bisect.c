@@ -7,10 +7,14 @@
 #include <git2.h>
 
 #include "common/log.h"
+#include "common/names.h"
 #include "common/xmalloc.h"
 #include "sched/sched.h"
 #include "sweep/sweep_bisect.h"
 #include "store/store.h"
+
+/* Fix-ups a sweep passes on, at most (the scheduler takes as many). */
+#define SWEEP_FIXUPS_MAX	32
 
 /* A stored bisection the change may duplicate, copied out of the walk. */
 struct sweep_bisect_cand {
@@ -199,6 +203,7 @@ sweep_bisect_start(struct sched *s, struct store *st,
 	const char *good[1];
 	struct sched_request req;
 	struct sched_origin origin;
+	char *fixups[SWEEP_FIXUPS_MAX];
 	int64_t reuse[2], linked = 0;
 	git_oid bad, goid;
 	int existing = 0, rc;
@@ -257,7 +262,12 @@ sweep_bisect_start(struct sched *s, struct store *st,
 	req.priority = c->priority;
 	req.uid = getuid();
 	req.origin = &origin;
-	if ((rc = sched_bisect(s, &req, bisection, &existing, err)) < 0)
+	req.nfixups = names_split(c->fixups, fixups, SWEEP_FIXUPS_MAX);
+	req.fixups = (const char *const *)fixups;
+	rc = sched_bisect(s, &req, bisection, &existing, err);
+	while (req.nfixups > 0)
+		free(fixups[--req.nfixups]);
+	if (rc < 0)
 		return rc;
 	log_info("sweep %s: %s %s bisection %lld of %s", c->sweep,
 	    c->ref ? c->ref : c->commit, existing ? "joins" : "starts",

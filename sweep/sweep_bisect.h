@@ -53,6 +53,7 @@ struct sweep_change {
 	const char *const *metrics;     /* every changed metric */
 	size_t      nmetrics;
 	int         priority;
+	const char *fixups;             /* the sweep's fixups key, or NULL */
 };
 
 /*

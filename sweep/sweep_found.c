@@ -129,6 +129,7 @@ sweep_found_changed(struct sweeper *sw, const struct config_sweep *w,
 	ch.metrics = names;
 	ch.nmetrics = n;
 	ch.priority = w->priority;
+	ch.fixups = w->fixups;
 	if (sweep_bisect_start(sw->env.sched, sw->env.store, &ch, &bisection,
 	    &err) < 0)
 		log_warnx("sweep %s: %s: cannot start a bisection: %s",

@@ -64,6 +64,8 @@ void	sim_world_init(struct sim_world *w, const struct sim_case *cs,
 	    unsigned trial);
 void	sim_world_release(struct sim_world *w);
 /* Restarts the noise stream so each strategy sees the same source. */
+/* Plants the culprit at c (bad: c and what contains it). */
+void	sim_world_plant(struct sim_world *w, uint32_t c);
 void	sim_world_reseed(struct sim_world *w, unsigned strategy);
 /* A value at a candidate or at SIM_NONE (the good side). */
 double	sim_world_sample(struct sim_world *w, uint32_t commit);
@@ -99,6 +101,14 @@ struct sim_steps {
 void	sim_steps_add(struct sim_steps *s, unsigned samples);
 unsigned sim_steps_rounds(const struct sim_steps *s, unsigned k);
 void	sim_steps_release(struct sim_steps *s);
+
+struct engine_params;
+/*
+ * Feeds one world's answers to the engine, k probes per round; with trace,
+ * each sample is printed on stderr as it is taken.
+ */
+void	sim_run_engine(struct sim_world *w, const struct engine_params *ep,
+	    unsigned k, int trace, struct sim_result *r);
 
 void	sim_zeroday(struct sim_world *w, unsigned runs, struct sim_result *r);
 void	sim_pinpoint(struct sim_world *w, unsigned attempts, unsigned cap,

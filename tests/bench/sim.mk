@@ -8,7 +8,8 @@
 #   make bench-sim SIM_ARGS='--noise t3 --d 2 --trials 500 --seed 7'
 SIM_SRC = tests/bench/sim.c tests/bench/sim_world.c tests/bench/sim_base.c \
           tests/bench/sim_stats.c tests/bench/sim_goals.c \
-          tests/bench/sim_multi.c tests/bench/sim_infogain.c
+          tests/bench/sim_multi.c tests/bench/sim_infogain.c \
+          tests/bench/sim_engine.c
 SIM_ARGS ?=
 TRIALS ?= 30
 

@@ -195,7 +195,7 @@ void
 sim_world_init(struct sim_world *w, const struct sim_case *cs, unsigned trial)
 {
 	struct sim_rng r;
-	size_t i, j, nb = 0;
+	size_t i, nb = 0;
 	uint32_t pick;
 
 	memset(w, 0, sizeof(*w));
@@ -217,16 +217,25 @@ sim_world_init(struct sim_world *w, const struct sim_case *cs, unsigned trial)
 		pick = (uint32_t)(sim_rng_next(&r) % nb);
 		for (i = 0; i < cs->n; i++)
 			if (!w->unbuildable[i] && pick-- == 0) {
-				w->culprit = (uint32_t)i;
+				sim_world_plant(w, (uint32_t)i);
 				break;
 			}
-		for (i = 0; i < cs->n; i++) {
-			w->bad[i] = i == w->culprit;
-			for (j = w->g.par_off[i]; j < w->g.par_off[i + 1]; j++)
-				w->bad[i] |= w->bad[w->g.par[j]];
-		}
 	}
 	sim_world_reseed(w, 0);
+}
+
+/* The culprit is c, and bad are the commits that contain it. */
+void
+sim_world_plant(struct sim_world *w, uint32_t c)
+{
+	size_t i, j;
+
+	w->culprit = c;
+	for (i = 0; i < w->cs->n; i++) {
+		w->bad[i] = i == c;
+		for (j = w->g.par_off[i]; j < w->g.par_off[i + 1]; j++)
+			w->bad[i] |= w->bad[w->g.par[j]];
+	}
 }
 
 /* Frees what sim_world_init made. */

@@ -261,16 +261,25 @@ svc_setup_bench(const char *tag, int nhosts, const char *plant,
 	svc_setup_full(tag, nhosts, plant, 0, extra_bench, NULL);
 }
 
+/* A generator's fixture, with keys of spin or sections of more(). */
+void
+svc_setup_script(const char *tag, int nhosts, const char *script,
+    const char *fixture, const char *extra_bench, char *(*more)(void))
+{
+	memset(&svc, 0, sizeof(svc));
+	cr_assert_not_null(svc.dir = tst_tmpdir(tag));
+	xasprintf(&svc.repo, "%s/linux", svc.dir);
+	svc_make_repo(script, fixture, NULL, NULL);
+	svc_start(tag, nhosts, extra_bench, more);
+}
+
 /* The verification fixture, with keys of spin or sections of more(). */
 static void
 svc_case(const char *tag, int nhosts, const char *fixture,
     const char *extra_bench, char *(*more)(void))
 {
-	memset(&svc, 0, sizeof(svc));
-	cr_assert_not_null(svc.dir = tst_tmpdir(tag));
-	xasprintf(&svc.repo, "%s/linux", svc.dir);
-	svc_make_repo("make-verify-repo.sh", fixture, NULL, NULL);
-	svc_start(tag, nhosts, extra_bench, more);
+	svc_setup_script(tag, nhosts, "make-verify-repo.sh", fixture,
+	    extra_bench, more);
 }
 
 void

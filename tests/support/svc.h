@@ -53,6 +53,9 @@ void	 svc_setup(const char *tag, int nhosts, const char *plant, int broken);
  */
 void	 svc_setup_case(const char *tag, int nhosts, const char *fixture,
 	    const char *extra_bench);
+/* The fixture script (tests/fixtures/e2e) makes for fixture, served. */
+void	 svc_setup_script(const char *tag, int nhosts, const char *script,
+	    const char *fixture, const char *extra_bench, char *(*more)(void));
 /* svc_setup_case with more()'s sections, as svc_setup_with. */
 void	 svc_setup_case_with(const char *tag, int nhosts, const char *fixture,
 	    char *(*more)(void));

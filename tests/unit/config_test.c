@@ -534,9 +534,9 @@ CFGT_TEST(json_has_every_value_and_no_secret)
 	b = json_array_get(json_object_get(j, "benchmarks"), 0);
 	cr_assert_not_null(b);
 	/* with verify, arch, build_inputs, artifact_keep, retry_budget,
-	 * log_max_kib, kconfig, compiler, params, describe and
-	 * confirm_groups */
-	cr_expect_eq(json_object_size(b), 27);
+	 * log_max_kib, kconfig, compiler, params, describe, confirm_groups,
+	 * fixups and auto_fixups */
+	cr_expect_eq(json_object_size(b), 29);
 	m = json_array_get(json_object_get(b, "metrics"), 0);
 	cr_expect_str_eq(json_string_value(json_object_get(m, "name")),
 	    "tput");

@@ -31,6 +31,7 @@ Test(ctl_args, bisect_options_come_from_its_fields)
 		{ "--max-samples", "max_samples", ARGS_COUNT, 0 },
 		{ "--first-parent", "first_parent", ARGS_TRUE, 0 },
 		{ "--priority", "priority", ARGS_INT, 0 },
+		{ "--fixup", "fixups", ARGS_STRINGS, 0 },
 	};
 	struct args_set set;
 	size_t i;
