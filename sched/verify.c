@@ -235,7 +235,12 @@ verify_runs_at(struct sched *s, struct verify *v, const char *sha,
 	struct bd_error err;
 
 	verify_count(s, v, sha, c);
-	if (c->done >= v->want || (c->done == 0 && c->skipped >= 2) ||
+	/*
+	 * As a probed commit is skipped: once its runs failed twice and
+	 * more often than they succeeded, no more are asked for, so a
+	 * commit that fails from some point on never loops.
+	 */
+	if (c->done >= v->want || (c->skipped >= 2 && c->skipped > c->done) ||
 	    v->lost > VERIFY_MAX_LOST)
 		return 0;
 	while (c->done + v->inflight < v->want) {
