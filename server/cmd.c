@@ -403,6 +403,8 @@ cmd_send(struct ctl_conn *conn, const struct proto_cmd *e, json_t *reply,
 	char *out;
 	size_t outlen;
 
+	if (reply != NULL)
+		proto_add_times(reply);
 	out = reply != NULL ? proto_encode_id(reply, rawid, &outlen) : NULL;
 	if (out == NULL) {
 		log_warnx("cannot encode a reply to %s",

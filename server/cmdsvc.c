@@ -532,6 +532,9 @@ cmdsvc_report(struct cmd_ctx *ctx)
 		return cmdsvc_fail(ctx, &err);
 	}
 	j = jtext ? json_loads(jtext, 0, NULL) : NULL;
+	/* Ids are integers; a report stored by an older daemon has text. */
+	if (json_is_object(j))
+		json_object_set_new(j, "id", json_integer(id));
 	cmd_put(ctx, ctx->reply, "text", json_string(text ? text : ""));
 	cmd_put(ctx, ctx->reply, "report", j ? j : json_null());
 	free(text);
