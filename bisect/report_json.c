@@ -45,6 +45,25 @@ report_json_str(const char *s)
 	return s != NULL ? json_string(s) : json_null();
 }
 
+/*
+ * The bisection id is an integer in every reply; the input keeps it as
+ * text for the mail and the report's lines.  Anything but a decimal
+ * number (a hand-written input) stays a string.
+ */
+static json_t *
+report_json_id(const char *id)
+{
+	char *end;
+	long long v;
+
+	if (id == NULL)
+		return json_null();
+	v = strtoll(id, &end, 10);
+	if (*id != '\0' && *end == '\0' && v > 0)
+		return json_integer(v);
+	return json_string(id);
+}
+
 /* Every summary figure, so a tool can recompute the text's columns. */
 static json_t *
 report_json_stats(const struct report_stats *st)
@@ -232,8 +251,8 @@ report_json_ctx(const struct report_summary *ctx)
 	for (i = 0; i < in->n_parents; i++)
 		json_array_append_new(parents,
 		    report_json_commit(&in->parents[i]));
-	o = json_pack("{s:s, s:s, s:s, s:s, s:o, s:o, s:s, s:s}",
-	    "kind", report_kind_names[in->kind], "id", in->id,
+	o = json_pack("{s:s, s:o, s:s, s:s, s:o, s:o, s:s, s:s}",
+	    "kind", report_kind_names[in->kind], "id", report_json_id(in->id),
 	    "subject", subject, "benchmark", in->benchmark, "params", params,
 	    "host_group", report_json_str(in->host_group),
 	    "metric", in->metric,

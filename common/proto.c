@@ -1,6 +1,8 @@
 /* SPDX-License-Identifier: MIT */
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "common/error.h"
 #include "common/xmalloc.h"
@@ -195,4 +197,55 @@ proto_encode_id(const json_t *msg, const char *rawid, size_t *lenp)
 		return out;
 	}
 	return line;
+}
+
+/* The members that hold a moment; every other NAME_ms is a duration. */
+static const char *const proto_time_keys[] = {
+	"created_ms", "updated_ms", "time_ms", "started_ms", "finished_ms",
+	"seen_ms", "next_ms", "last_ok_ms", "last_error_ms", "next_fetch_ms",
+	"last_fetch_ms",
+};
+
+/* The RFC 3339 form of one moment in epoch milliseconds into buf. */
+static void
+proto_rfc3339(long long ms, char *buf, size_t size)
+{
+	time_t t = (time_t)(ms / 1000);
+	struct tm tm;
+	size_t n;
+
+	gmtime_r(&t, &tm);
+	n = strftime(buf, size, "%Y-%m-%dT%H:%M:%S", &tm);
+	snprintf(buf + n, size - n, ".%03dZ", (int)(ms % 1000));
+}
+
+void
+proto_add_times(json_t *msg)
+{
+	const char *key;
+	char name[32], when[48];
+	json_t *v;
+	size_t i, k;
+
+	if (json_is_array(msg)) {
+		json_array_foreach(msg, i, v)
+			proto_add_times(v);
+		return;
+	}
+	if (!json_is_object(msg))
+		return;
+	json_object_foreach(msg, key, v)
+		proto_add_times(v);
+	for (k = 0; k < sizeof(proto_time_keys) / sizeof(proto_time_keys[0]);
+	    k++) {
+		v = json_object_get(msg, proto_time_keys[k]);
+		if (!json_is_integer(v) || json_integer_value(v) <= 0)
+			continue;
+		snprintf(name, sizeof(name), "%.*s",
+		    (int)(strlen(proto_time_keys[k]) - 3), proto_time_keys[k]);
+		if (json_object_get(msg, name) != NULL)
+			continue;
+		proto_rfc3339(json_integer_value(v), when, sizeof(when));
+		json_object_set_new(msg, name, json_string(when));
+	}
 }

@@ -79,4 +79,14 @@ char		*proto_encode_id(const json_t *msg, const char *rawid,
 int		 proto_raw_number(const char *line, size_t len,
 		    const char *key, char *buf, size_t size);
 
+/*
+ * Times for people and for tools that parse RFC 3339: beside each member
+ * of msg (and of the objects and arrays inside it) that names a moment in
+ * epoch milliseconds ("created_ms", "time_ms", ... not durations such as
+ * "took_ms"), adds the same moment without the suffix as an RFC 3339 UTC
+ * string ("created": "2026-12-05T01:39:00.123Z").  A zero (never) gets
+ * none, and a member already called so is left alone.
+ */
+void		 proto_add_times(json_t *msg);
+
 #endif

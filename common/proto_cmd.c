@@ -79,7 +79,8 @@ static const struct proto_cmd_field proto_cmd_samples_fields[] = {
 	    .arg = "ID", .range = PROTO_R_ID,
 	    .help = "the bisection's id, as bisect and list print it" },
 	{ .name = "commit", .type = PROTO_T_STRING, .arg = "--commit",
-	    .help = "only this commit's samples (a full sha)" },
+	    .help = "only this commit's samples: a sha, an abbreviated "
+	    "sha or any revision" },
 	{ .name = NULL }
 };
 

@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "common/error.h"
+#include "common/names.h"
 #include "common/xmalloc.h"
 #include "config/config.h"
 #include "config/internal.h"
@@ -584,6 +585,19 @@ config_section_find(const char *type)
 	return NULL;
 }
 
+/* "Did you mean": the section type nearest to a misspelt one, or NULL. */
+static const char *
+config_section_guess(const char *type)
+{
+	struct name_guess g;
+	size_t i;
+
+	name_guess_init(&g, type);
+	for (i = 0; i < CONFIG_NITEMS(config_sections); i++)
+		name_guess_offer(&g, config_sections[i].type);
+	return g.best;
+}
+
 /* Keys after a broken header belong to no section and are not checked. */
 void
 config_section_skip(struct config_ctx *ctx)
@@ -623,6 +637,10 @@ config_section_start(struct config_ctx *ctx, const char *text, size_t len)
 	if (n < 1 || n > 2)
 		config_error(ctx, ctx->lineno, ctx->label, NULL,
 		    "expected [TYPE] or [TYPE NAME]");
+	else if (def == NULL && config_section_guess(word[0]) != NULL)
+		config_error(ctx, ctx->lineno, ctx->label, NULL,
+		    "unknown section; did you mean [%s%s]?",
+		    config_section_guess(word[0]), n == 2 ? " NAME" : "");
 	else if (def == NULL)
 		config_error(ctx, ctx->lineno, ctx->label, NULL,
 		    "unknown section (expected daemon, repo, host NAME, "
@@ -672,6 +690,25 @@ config_section_end(struct config_ctx *ctx)
 	ctx->skip = 0;
 }
 
+/* "unknown key", with the nearest key of the section when one is near. */
+static void
+config_unknown_key(struct config_ctx *ctx,
+    const struct config_section_def *def, const char *name)
+{
+	struct name_guess g;
+	size_t i;
+
+	name_guess_init(&g, name);
+	for (i = 0; i < def->nkeys; i++)
+		name_guess_offer(&g, def->keys[i].name);
+	if (g.best != NULL)
+		config_error(ctx, ctx->lineno, ctx->label, name, "unknown key; "
+		    "did you mean %s?", g.best);
+	else
+		config_error(ctx, ctx->lineno, ctx->label, name,
+		    "unknown key");
+}
+
 /* One key = value line of the current section. */
 void
 config_section_key(struct config_ctx *ctx, const char *name,
@@ -694,7 +731,7 @@ config_section_key(struct config_ctx *ctx, const char *name,
 	}
 	i = config_key_index(def, name);
 	if (i == def->nkeys) {
-		config_error(ctx, ctx->lineno, ctx->label, name, "unknown key");
+		config_unknown_key(ctx, def, name);
 		return;
 	}
 	if (ctx->key_line[i] != 0) {

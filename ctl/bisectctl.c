@@ -28,6 +28,7 @@
 #include "common/proto_cmd.h"
 #include "ctl/args.h"
 #include "ctl/client.h"
+#include "ctl/complete.h"
 #include "ctl/next.h"
 #include "ctl/print.h"
 #include "ctl/report_html.h"
@@ -678,6 +679,46 @@ ctl_prints_json(const struct ctlcmd *cmd, const struct ctlopts *o)
 	return cmd->side->print == NULL || cmd->side->print == print_json;
 }
 
+/* The arguments of a command, for the completion. */
+static int
+ctl_complete_args(const char *name, struct args_set *set)
+{
+	struct ctlcmd cmd;
+
+	if (ctl_lookup(name, &cmd) < 0)
+		return -1;
+	*set = cmd.args;
+	return 0;
+}
+
+/*
+ * `bisectctl complete -- WORD...`, hidden: the words that may come next,
+ * for the bash completion, from the same tables as the help.
+ */
+static int
+ctl_complete(const char *sock, int argc, char **argv)
+{
+	static const char *const globals[] = { "--json", "--socket",
+	    "--help", "--version", NULL };
+	const char *names[PROTO_CMD_COUNT + sizeof(ctl_only) /
+	    sizeof(ctl_only[0]) + 1];
+	struct complete_ctl ctl = { .commands = names, .globals = globals,
+	    .args = ctl_complete_args };
+	size_t i, n = 0;
+
+	for (i = 0; i < PROTO_CMD_COUNT; i++)
+		if (!(proto_cmd_table[i].flags & PROTO_CMD_HIDDEN))
+			names[n++] = proto_cmd_table[i].name;
+	for (i = 0; i < sizeof(ctl_only) / sizeof(ctl_only[0]); i++)
+		names[n++] = ctl_only[i].row.name;
+	names[n] = NULL;
+	if (argc > 0 && strcmp(argv[0], "--") == 0) {
+		argc--;
+		argv++;
+	}
+	return complete_main(&ctl, sock, argc, argv);
+}
+
 /* Global options first, then the command and its own arguments. */
 int
 main(int argc, char **argv)
@@ -723,6 +764,8 @@ main(int argc, char **argv)
 	argv += optind;
 	if (argc < 1)
 		usage();
+	if (strcmp(argv[0], "complete") == 0)
+		return ctl_complete(o.path, argc - 1, argv + 1);
 	if (ctl_lookup(argv[0], &cmd) < 0) {
 		guess = ctl_guess_command(argv[0]);
 		fprintf(stderr, "bisectctl: unknown command %s%s%s%s\n",

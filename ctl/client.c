@@ -64,6 +64,11 @@ client_connect(struct client *c, const char *path, struct bd_error *err)
 			return bd_error_set(err, -e, "cannot reach bisectd at "
 			    "%s: %s (is the daemon running?)", path,
 			    strerror(e));
+		if (e == EACCES || e == EPERM)
+			return bd_error_set(err, -e, "cannot reach bisectd at "
+			    "%s: %s (the socket is for the daemon's "
+			    "socket_group: ask to be added to it)", path,
+			    strerror(e));
 		return bd_error_set(err, -e, "cannot reach bisectd at %s: %s",
 		    path, strerror(e));
 	}

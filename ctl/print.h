@@ -57,10 +57,15 @@ void	print_error(FILE *out, const json_t *reply);
  * reply) into buf, always NUL-terminated and cut to size: the progress
  * while it runs ("#4 bisecting: 14/21 steps, 37 candidates left, leading
  * a1b2c3d4e5 (62.0%)"), the verdict once it has ended.
+ * total, when not NULL, keeps the steps' denominator from one line to the
+ * next (start it at 0): it moves only when the estimate moves by more
+ * than a third or the samples done reach it.
  */
-void	print_progress(const json_t *b, char *buf, size_t size);
+void	print_progress(const json_t *b, long long *total, char *buf,
+	    size_t size);
 /* The progress line without durations, to tell a real change. */
-void	print_progress_key(const json_t *b, char *buf, size_t size);
+void	print_progress_key(const json_t *b, long long *total, char *buf,
+	    size_t size);
 
 /* One readable line, newline included, for a watch event. */
 void	print_event(FILE *out, const json_t *ev);

@@ -17,7 +17,8 @@ field(FILE *out, const char *label, const char *fmt, ...)
 {
 	va_list ap;
 
-	fprintf(out, "%-*s", LABEL_WIDTH, label);
+	/* A label as long as the column still gets its space. */
+	fprintf(out, "%-*s ", LABEL_WIDTH - 1, label);
 	va_start(ap, fmt);
 	vfprintf(out, fmt, ap);
 	va_end(ap);
@@ -118,9 +119,12 @@ status_estimate(FILE *out, const json_t *b)
 {
 	const json_t *es = json_object_get(b, "est_samples_left");
 	const json_t *et = json_object_get(b, "est_seconds_left");
+	const char *state = str(b, "state");
 	char dur[32];
 
-	if (!json_is_number(es))
+	/* An ended bisection has nothing left to estimate. */
+	if (!json_is_number(es) || strcmp(state, "done") == 0 ||
+	    strcmp(state, "failed") == 0 || strcmp(state, "cancelled") == 0)
 		return;
 	if (json_is_number(et))
 		field(out, "estimate", "%.1f more samples, about %s",
@@ -361,12 +365,31 @@ progress_work(const json_t *b, char *buf, size_t size, size_t *n, int timed)
 }
 
 /*
- * Steps are samples: done so far of done plus the estimate left, rounded
- * up ("?" when the daemon has no estimate yet).  timed adds how long the
- * work in flight and the bisection have taken.
+ * The steps' denominator: done plus the estimate left, rounded up.  With
+ * a memo (status --follow) it is kept while a new estimate stays within a
+ * third of it and above what is done, so that an estimate that wobbles
+ * by a few samples ("0/11, 1/12, 2/11") does not make the line jump.
+ */
+static long long
+progress_total(long long done, double left, long long *memo)
+{
+	long long t = done + (long long)ceil(left);
+
+	if (memo == NULL)
+		return t;
+	if (*memo <= done || 3 * t > 4 * *memo || 3 * t < 2 * *memo)
+		*memo = t;
+	return *memo;
+}
+
+/*
+ * Steps are samples: done so far of the total progress_total gives ("?"
+ * when the daemon has no estimate yet).  timed adds how long the work in
+ * flight and the bisection have taken.
  */
 static void
-progress_text(const json_t *b, char *buf, size_t size, int timed)
+progress_text(const json_t *b, long long *memo, char *buf, size_t size,
+    int timed)
 {
 	const char *state = str(b, "state"), *phase = str(b, "phase");
 	const json_t *es = json_object_get(b, "est_samples_left");
@@ -386,8 +409,8 @@ progress_text(const json_t *b, char *buf, size_t size, int timed)
 		return;
 	}
 	if (json_is_number(es))
-		snprintf(total, sizeof(total), "%lld", done +
-		    (long long)ceil(json_number_value(es)));
+		snprintf(total, sizeof(total), "%lld", progress_total(done,
+		    json_number_value(es), memo));
 	else
 		snprintf(total, sizeof(total), "?");
 	n = (size_t)snprintf(buf, size, "#%lld %s: %lld/%s steps",
@@ -406,16 +429,17 @@ progress_text(const json_t *b, char *buf, size_t size, int timed)
 
 /* The progress line, with the durations. */
 void
-print_progress(const json_t *b, char *buf, size_t size)
+print_progress(const json_t *b, long long *total, char *buf, size_t size)
 {
-	progress_text(b, buf, size, 1);
+	progress_text(b, total, buf, size, 1);
 }
 
 /* The same without durations: what changed when this changed. */
 void
-print_progress_key(const json_t *b, char *buf, size_t size)
+print_progress_key(const json_t *b, long long *total, char *buf,
+    size_t size)
 {
-	progress_text(b, buf, size, 0);
+	progress_text(b, total, buf, size, 0);
 }
 
 /* Readable names of the events; others print under their own name. */

@@ -177,9 +177,15 @@ report_kcidb(const json_t *report, struct bd_error *err)
 	const json_t *culprit, *parent, *row;
 	const char *id, *csha, *psha, *bench, *metric, *url;
 	json_t *out, *issue, *misc;
-	char *path, *iid;
+	char *path, *iid, idbuf[24];
 
-	id = kc_str(report, "id");
+	/* An integer; a report stored by an older daemon has it as text. */
+	if (json_is_integer(json_object_get(report, "id"))) {
+		snprintf(idbuf, sizeof(idbuf), "%lld", (long long)
+		    json_integer_value(json_object_get(report, "id")));
+		id = idbuf;
+	} else
+		id = kc_str(report, "id");
 	bench = kc_str(report, "benchmark");
 	metric = kc_str(report, "metric");
 	culprit = json_object_get(report, "culprit");

@@ -24,6 +24,7 @@ struct follow {
 	int		 tty;		/* rewrite one line in place */
 	char		*last;		/* the line printed last */
 	char		*last_key;	/* and its progress without durations */
+	long long	 total;		/* the steps' denominator shown */
 };
 
 /* Transport failures all mean the daemon cannot be reached. */
@@ -56,7 +57,11 @@ follow_show(struct follow *f, const char *text, const char *key, int end)
 	if (f->tty && !f->raw) {
 		/* Ours, so past the filter; text itself is filtered. */
 		termout_raw(stdout, "\r\033[K");
-		printf("%.*s%s", follow_width(), text, end ? "\n" : "");
+		/* The last line stays whole: the terminal wraps it. */
+		if (end)
+			printf("%s\n", text);
+		else
+			printf("%.*s", follow_width(), text);
 	} else if (f->last_key == NULL || strcmp(f->last_key, key) != 0)
 		printf("%s\n", text);
 	fflush(stdout);
@@ -121,8 +126,8 @@ follow_refresh(struct follow *f)
 		state = "?";
 	ended = strcmp(state, "done") == 0 || strcmp(state, "failed") == 0 ||
 	    strcmp(state, "cancelled") == 0;
-	print_progress(b, text, sizeof(text));
-	print_progress_key(b, key, sizeof(key));
+	print_progress(b, &f->total, text, sizeof(text));
+	print_progress_key(b, &f->total, key, sizeof(key));
 	follow_show(f, f->raw ? line : text, key, ended);
 	rc = !ended ? -1 : follow_exit(state, json_string_value(
 	    json_object_get(b, "verdict")));

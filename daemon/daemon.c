@@ -12,6 +12,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "common/proto.h"
 #include "common/xmalloc.h"
 #include "server/cmd.h"
 #include "server/ctlsock.h"
@@ -57,6 +58,7 @@ daemon_event(struct daemon *d, const char *kind, json_t *fields)
 		json_object_update(ev, fields);
 		json_decref(fields);
 	}
+	proto_add_times(ev);
 	ctl_server_broadcast(&d->ctl, kind, ev);
 }
 

@@ -84,7 +84,10 @@ repo_rev_resolve(git_repository *repo, const char *rev, git_oid *out,
 
 	if ((rc = repo_rev_check(rev, err)) < 0)
 		return rc;
-	if (git_revparse_single(&obj, repo, rev) != 0)
+	if ((rc = git_revparse_single(&obj, repo, rev)) == GIT_EAMBIGUOUS)
+		return bd_error_set(err, -EINVAL, "ambiguous revision '%s': "
+		    "more than one object starts so; give more digits", rev);
+	if (rc != 0)
 		return bd_error_set(err, -ENOENT, "unknown revision '%s'", rev);
 	if (git_object_peel(&commit, obj, GIT_OBJECT_COMMIT) != 0) {
 		git_object_free(obj);

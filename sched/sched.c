@@ -479,10 +479,14 @@ sched_resolve(struct sched *s, const char *what, const char *rev,
 	return 0;
 }
 
-/* Checks what needs no repository: names, group, limits. */
+/*
+ * Checks what needs no repository: names and limits.  The host group is
+ * checked after the revisions (sched_check_group): a mistyped revision is
+ * what a user needs to hear about first.
+ */
 static int
 sched_check(struct sched *s, const struct sched_request *req,
-    const char *group, struct bd_error *err)
+    struct bd_error *err)
 {
 	const struct config *cfg = sched_config(s);
 	const struct config_benchmark *bench;
@@ -502,10 +506,6 @@ sched_check(struct sched *s, const struct sched_request *req,
 	if (config_metric_find(bench, req->metric) == NULL)
 		return bd_error_set(err, -ENOENT, "metric: benchmark %s has no "
 		    "metric %s", req->benchmark, req->metric);
-	if ((config_group_roles(cfg, group) & (CONFIG_ROLE_BUILD |
-	    CONFIG_ROLE_TEST)) != (CONFIG_ROLE_BUILD | CONFIG_ROLE_TEST))
-		return bd_error_set(err, -EINVAL, "group: host group %s needs "
-		    "a build host and a test host", group);
 	if (req->has_confidence &&
 	    !(req->confidence > 0.5 && req->confidence < 1))
 		return bd_error_set(err, -EINVAL, "confidence: must be between "
@@ -529,6 +529,17 @@ sched_check(struct sched *s, const struct sched_request *req,
 	return 0;
 }
 
+/* A bisection's host group must be able to both build and test. */
+static int
+sched_check_group(struct sched *s, const char *group, struct bd_error *err)
+{
+	if ((config_group_roles(sched_config(s), group) & (CONFIG_ROLE_BUILD |
+	    CONFIG_ROLE_TEST)) != (CONFIG_ROLE_BUILD | CONFIG_ROLE_TEST))
+		return bd_error_set(err, -EINVAL, "group: host group %s needs "
+		    "a build host and a test host", group);
+	return 0;
+}
+
 /*
  * A request from the socket or a sweep: checked, resolved to shas and
  * stored before the bisection starts loading.
@@ -546,7 +557,7 @@ sched_bisect(struct sched *s, const struct sched_request *req, int64_t *idp,
 	int rc;
 
 	*existing = 0;
-	if ((rc = sched_check(s, req, group, err)) < 0)
+	if ((rc = sched_check(s, req, err)) < 0)
 		return rc;
 	if ((rc = sched_resolve(s, "bad", req->bad, &badoid, badsha, err)) < 0)
 		return rc;
@@ -562,6 +573,8 @@ sched_bisect(struct sched *s, const struct sched_request *req, int64_t *idp,
 			goto out;
 		}
 	}
+	if ((rc = sched_check_group(s, group, err)) < 0)
+		goto out;
 	key = sched_dedup_key(good, ngood, badsha, req->benchmark, req->metric,
 	    group, req->first_parent, req->has_confidence ? req->confidence :
 	    0.99, req->has_max_samples ? req->max_samples : 0);

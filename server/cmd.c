@@ -65,23 +65,40 @@ cmd_find(const char *name)
 }
 
 /*
- * Error replies go to any local client: the database path becomes "the
- * database", and a character cut by the buffer is dropped.
+ * Error replies go to any local client and speak to a person: the store's
+ * own prefix ("store /var/lib/bisectd/state.db: list samples: ...") is
+ * internal, so it is dropped, and a failure of the database itself is
+ * said in words with the details kept for the daemon's log.  Any other
+ * mention of the database path becomes "the database", and a character
+ * cut by the buffer is dropped.
  */
 static void
-cmd_scrub(const struct server *srv, char *msg, size_t size)
+cmd_scrub(const struct server *srv, enum proto_error e, char *msg,
+    size_t size)
 {
 	const char *db = srv != NULL ? server_config(srv)->daemon.database : NULL;
 	static const char repl[] = "the database";
 	size_t dlen, rlen = sizeof(repl) - 1;
-	char *p;
+	char *p, *rest;
 
+	if (db != NULL && strncmp(msg, "store ", 6) == 0 &&
+	    strncmp(msg + 6, db, strlen(db)) == 0 &&
+	    strncmp(msg + 6 + strlen(db), ": ", 2) == 0) {
+		if (e == PROTO_E_INTERNAL)
+			log_warnx("request failed: %s", msg);
+		rest = xstrdup(msg + 6 + strlen(db) + 2);
+		if (e == PROTO_E_INTERNAL)
+			snprintf(msg, size, "the daemon's database failed "
+			    "(%s); its log has the details", rest);
+		else
+			snprintf(msg, size, "%s", rest);
+		free(rest);
+	}
 	while (db != NULL && (dlen = strlen(db)) >= rlen &&
 	    (p = strstr(msg, db)) != NULL) {
 		memcpy(p, repl, rlen);
 		memmove(p + rlen, p + dlen, strlen(p + dlen) + 1);
 	}
-	(void)size;
 	bd_utf8_fix(msg);
 }
 
@@ -104,7 +121,7 @@ cmd_fail(struct cmd_ctx *ctx, enum proto_error e, const char *fmt, ...)
 	va_start(ap, fmt);
 	vsnprintf(ctx->message, sizeof(ctx->message), fmt, ap);
 	va_end(ap);
-	cmd_scrub(ctx->srv, ctx->message, sizeof(ctx->message));
+	cmd_scrub(ctx->srv, e, ctx->message, sizeof(ctx->message));
 	return -1;
 }
 
@@ -386,6 +403,8 @@ cmd_send(struct ctl_conn *conn, const struct proto_cmd *e, json_t *reply,
 	char *out;
 	size_t outlen;
 
+	if (reply != NULL)
+		proto_add_times(reply);
 	out = reply != NULL ? proto_encode_id(reply, rawid, &outlen) : NULL;
 	if (out == NULL) {
 		log_warnx("cannot encode a reply to %s",
@@ -502,6 +521,7 @@ cmd_pending_fail(struct cmd_pending *p, enum proto_error e, const char *fmt,
 	va_start(ap, fmt);
 	vsnprintf(msg, sizeof(msg), fmt, ap);
 	va_end(ap);
+	cmd_scrub(p->owner, e, msg, sizeof(msg));
 	json_decref(p->reply);
 	cmd_pending_finish(p, proto_reply_error(p->id, e, msg),
 	    proto_error_code(e));

@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "common/xmalloc.h"
+#include "repo/rev.h"
 #include "sched/bisection.h"
 #include "sched/confirm.h"
 #include "server/cmdbisect.h"
@@ -424,12 +425,35 @@ cmdsvc_sample_one(void *arg, const struct store_sample *sm)
 	return 0;
 }
 
+/*
+ * samples --commit takes any revision (an abbreviated sha, a tag) as git
+ * does; the store keeps full shas, so it is resolved first.  Without a
+ * repository yet, the text is matched as it is.
+ */
+static int
+cmdsvc_samples_commit(struct server *srv, const char **commit,
+    char sha[GIT_OID_HEXSZ + 1], struct bd_error *err)
+{
+	struct bd_error gerr;
+	git_oid oid;
+	int rc;
+
+	if (*commit == NULL || srv->repo == NULL)
+		return 0;
+	if ((rc = repo_rev_resolve(srv->repo, *commit, &oid, &gerr)) < 0)
+		return bd_error_set(err, rc, "commit: %s", gerr.msg);
+	git_oid_tostr(sha, GIT_OID_HEXSZ + 1, &oid);
+	*commit = sha;
+	return 0;
+}
+
 int
 cmdsvc_samples(struct cmd_ctx *ctx)
 {
 	int64_t id = json_integer_value(json_object_get(ctx->req, "bisection"));
 	const char *commit = json_string_value(json_object_get(ctx->req,
 	    "commit"));
+	char sha[GIT_OID_HEXSZ + 1];
 	struct store_bisection rec;
 	struct cmdsvc_list l;
 	json_t *list;
@@ -441,6 +465,8 @@ cmdsvc_samples(struct cmd_ctx *ctx)
 		return cmdsvc_fail(ctx, &err);
 	}
 	store_bisection_release(&rec);
+	if (cmdsvc_samples_commit(ctx->srv, &commit, sha, &err) < 0)
+		return cmdsvc_fail(ctx, &err);
 	list = json_array();
 	l.ctx = ctx;
 	l.list = list;
@@ -516,6 +542,9 @@ cmdsvc_report(struct cmd_ctx *ctx)
 		return cmdsvc_fail(ctx, &err);
 	}
 	j = jtext ? json_loads(jtext, 0, NULL) : NULL;
+	/* Ids are integers; a report stored by an older daemon has text. */
+	if (json_is_object(j))
+		json_object_set_new(j, "id", json_integer(id));
 	cmd_put(ctx, ctx->reply, "text", json_string(text ? text : ""));
 	cmd_put(ctx, ctx->reply, "report", j ? j : json_null());
 	free(text);

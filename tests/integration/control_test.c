@@ -628,6 +628,17 @@ CTEST(check_mode_exit_codes)
 	    strstr(out, "/nonexistent/kernel.config") != NULL, "%s", out);
 	cr_assert(strstr(out, "configuration OK") == NULL);
 	free(out);
+
+	/* A misspelt key or section type is answered with the nearest. */
+	cr_assert_eq(tst_daemon_write_config(&td, "log_levle = debug\n",
+	    "[benchmrk k]\nrun = true\n"), 0);
+	out = RUN(st, bin, "-n", "-c", td.conf);
+	cr_assert_eq(st, 78, "%s", out);
+	cr_assert(strstr(out, "log_levle: unknown key; did you mean "
+	    "log_level?") != NULL, "%s", out);
+	cr_assert(strstr(out, "unknown section; did you mean "
+	    "[benchmark NAME]?") != NULL, "%s", out);
+	free(out);
 }
 
 CTEST(bisectctl_exit_codes)

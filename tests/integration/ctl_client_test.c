@@ -309,6 +309,30 @@ CTEST(status_says_the_drift)
 	expect_out("(0 misfits; test machine drift of 1.8 sd, adjusted for)");
 }
 
+/*
+ * Issue 38: an ended bisection shows no estimate, and a label as long as
+ * the column ("verification") keeps a space before its value.
+ */
+CTEST(status_ended_shows_no_estimate_and_spaces_long_labels)
+{
+	char buf[sizeof(status_running) + 128];
+	const char *at = strstr(status_running, "'state':'running',");
+	const char *tail = at + strlen("'state':'running',");
+
+	cr_assert_not_null(at);
+	snprintf(buf, sizeof(buf), "%.*s'state':'done','verification':"
+	    "{'phase':'done','runs':4,'want':4,'result':'confirms'},%s",
+	    (int)(at - status_running), status_running, tail);
+	start(FAKESRV_AT_ONCE);
+	reply("status", buf);
+	serve();
+	CTL("status", "4");
+	cr_assert_eq(o.status, 0, "stderr: %s", o.err);
+	expect_out("verification done, 4 of 4 revert runs, revert confirms");
+	cr_expect_null(strstr(o.out, "more samples"), "%s", o.out);
+	cr_expect_null(strstr(o.out, "estimate"), "%s", o.out);
+}
+
 CTEST(status_without_id_is_the_list)
 {
 	json_t *r;

@@ -93,7 +93,7 @@ CTEST(follow_plain_lines_until_done)
 	static const char want[] =
 	    "#4 bisecting: 10/21 steps, 37 candidates left, leading "
 	    "c0ffee00c0 (62.0%)\n"
-	    "#4 bisecting: 12/15 steps, 9 candidates left, leading "
+	    "#4 bisecting: 12/21 steps, 9 candidates left, leading "
 	    "c0ffee00c0 (90.0%)\n"
 	    "#4 done: culprit c0ffee00c0ff \"mm: batch\" (confidence 99.5%) "
 	    "after 14 samples\n";
@@ -257,14 +257,14 @@ Test(ctlclient, progress_lines)
 		b = json_loads(s, 0, NULL);
 		free(s);
 		cr_assert_not_null(b, "case %zu", i);
-		print_progress(b, buf, sizeof(buf));
+		print_progress(b, NULL, buf, sizeof(buf));
 		cr_expect_str_eq(buf, cases[i].line, "case %zu", i);
 		json_decref(b);
 	}
 	b = json_loads("{\"id\":1,\"state\":\"running\",\"phase\":\"bisecting\","
 	    "\"samples\":1,\"candidates_left\":2,\"top\":[{\"commit\":"
 	    "\"abcdef0123\",\"probability\":0.5}]}", 0, NULL);
-	print_progress(b, buf, 12);
+	print_progress(b, NULL, buf, 12);
 	cr_expect_eq(strlen(buf), 11, "cut to the buffer");
 	json_decref(b);
 }
@@ -322,4 +322,61 @@ CTEST(bisect_wait_follows_with_the_same_exit_status)
 	r = sent("status");
 	cr_expect_eq(json_integer_value(json_object_get(r, "bisection")), 4);
 	json_decref(r);
+}
+
+/*
+ * Issue 38: an estimate that wobbles by a sample or two leaves the steps'
+ * denominator alone (no "0/11, 1/12, 2/11"); one that falls by more than
+ * a third, or that the samples done reach, moves it.
+ */
+CTEST(follow_keeps_the_denominator_stable)
+{
+	static const char fmt[] =
+	    "{'ok':true,'bisection':{'id':4,'state':'running',"
+	    "'phase':'reproducing','samples':%d,'est_samples_left':%s}}";
+	static const struct {
+		int		 done;
+		const char	*left;
+	} steps[] = { { 0, "11" }, { 1, "11" }, { 2, "8.5" }, { 3, "2" },
+	    { 5, "1" } };
+	static const char want[] =
+	    "#4 reproducing: 0/11 steps\n#4 reproducing: 1/11 steps\n"
+	    "#4 reproducing: 2/11 steps\n#4 reproducing: 3/5 steps\n"
+	    "#4 reproducing: 5/6 steps\n"
+	    "#4 cancelled after 6 samples\n";
+	char r[256];
+	size_t i;
+
+	start(FAKESRV_LOCKSTEP);
+	for (i = 0; i < sizeof(steps) / sizeof(steps[0]); i++) {
+		snprintf(r, sizeof(r), fmt, steps[i].done, steps[i].left);
+		reply("status", r);
+	}
+	reply("status", "{'ok':true,'bisection':{'id':4,"
+	    "'state':'cancelled','samples':6}}");
+	for (i = 0; i < sizeof(steps) / sizeof(steps[0]); i++)
+		event("{'event':'sample','time_ms':1764000000000,"
+		    "'bisection':4,'value':1.0}");
+	serve();
+	CTL("status", "4", "--follow");
+	cr_expect_eq(o.status, 1, "stderr: %s", o.err);
+	cr_expect_str_eq(o.out, want);
+}
+
+/* Issue 38: on a terminal, the final line is wrapped, never cut. */
+CTEST(follow_on_a_terminal_keeps_the_last_line_whole)
+{
+	char msg[301], r[512];
+
+	memset(msg, 'x', sizeof(msg) - 1);
+	msg[sizeof(msg) - 1] = '\0';
+	memcpy(msg + sizeof(msg) - 5, "tail", 4);
+	snprintf(r, sizeof(r), "{'ok':true,'bisection':{'id':4,"
+	    "'state':'failed','message':'%s'}}", msg);
+	start(FAKESRV_LOCKSTEP);
+	reply("status", r);
+	serve();
+	CTL_TTY("status", "4", "--follow");
+	cr_expect_eq(o.status, 1, "stderr: %s", o.err);
+	expect_out(msg);
 }

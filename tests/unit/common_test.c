@@ -183,3 +183,30 @@ Test(common, decimal_parse_reads_decimal_numbers_only)
 	cr_assert_eq(decimal_prefix("0x1p3", &v, &end), -EINVAL);
 	cr_expect_str_eq(end, "0x1p3");
 }
+
+/*
+ * Issue 38: a moment in epoch ms gets its RFC 3339 string beside it, in
+ * nested objects and arrays too; durations, zeros and names already taken
+ * get none.
+ */
+Test(common, add_times_puts_rfc3339_beside_moments)
+{
+	json_t *m = json_loads("{\"created_ms\":1764000000123,"
+	    "\"took_ms\":41,\"last_ok_ms\":0,\"next\":\"now\","
+	    "\"next_ms\":1764000300000,\"list\":[{\"time_ms\":5}],"
+	    "\"in\":{\"updated_ms\":1764000300000}}", 0, NULL);
+
+	cr_assert_not_null(m);
+	proto_add_times(m);
+	cr_expect_str_eq(json_string_value(json_object_get(m, "created")),
+	    "2025-11-24T16:00:00.123Z");
+	cr_expect_null(json_object_get(m, "took"), "a duration");
+	cr_expect_null(json_object_get(m, "last_ok"), "never");
+	cr_expect_str_eq(json_string_value(json_object_get(m, "next")), "now");
+	cr_expect_str_eq(json_string_value(json_object_get(json_array_get(
+	    json_object_get(m, "list"), 0), "time")),
+	    "1970-01-01T00:00:00.005Z");
+	cr_expect_str_eq(json_string_value(json_object_get(json_object_get(m,
+	    "in"), "updated")), "2025-11-24T16:05:00.000Z");
+	json_decref(m);
+}
