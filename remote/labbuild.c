@@ -192,6 +192,18 @@ labbuild_build_done(void *arg, const struct step_result *last,
 	labbuild_build_free(b);
 }
 
+/* A phase of a shared build: each run waiting for it hears of it. */
+static void
+labbuild_build_progress(void *arg, enum step_phase phase, const char *host)
+{
+	struct labbuild_build *b = arg;
+	struct labbuild_run *r;
+
+	TAILQ_FOREACH(r, &b->waiters, entry)
+		if (r->spec.progress != NULL)
+			r->spec.progress(r->spec.arg, phase, host);
+}
+
 /* The build of r's commit under way, or a new one; NULL when it fails. */
 static struct labbuild_build *
 labbuild_build_for(struct labbuild *lb, struct labbuild_run *r,
@@ -221,6 +233,9 @@ labbuild_build_for(struct labbuild *lb, struct labbuild_run *r,
 	spec.resumed = 0;
 	spec.record = labbuild_build_record;
 	spec.job = NULL;
+	/* Its phases are told to every run waiting for it, not to the
+	 * first run's argument, which the build may outlive. */
+	spec.progress = labbuild_build_progress;
 	spec.arg = b;
 	if (backend_submit(lb->builder, &spec, labbuild_build_done, b,
 	    &b->run, err) < 0) {
