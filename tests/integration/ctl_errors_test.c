@@ -144,3 +144,45 @@ Test(ctlerrors, a_failing_database_is_said_in_words)
 	cr_expect_null(strstr(out, svc.td.dir), "%s", out);
 	free(out);
 }
+
+/*
+ * What scripts rely on, against the real daemon holding a real culprit:
+ * `bisect --wait` and `status --follow` exit 0 for a culprit, and
+ * `report --kcidb` prints KCIDB data naming it (until now only a fake
+ * server and the report fixtures had answered these).
+ */
+Test(ctlerrors, wait_follow_and_kcidb_on_a_real_culprit)
+{
+	char *out, *text, idtext[24];
+	json_t *k, *issue;
+	json_error_t jerr;
+	int st;
+
+	svc_setup("ctlerr-wait", 2, "2:3", 0);
+	out = CTL(&st, "bisect", "--good", svc.good, "--bad", svc.bad,
+	    "--benchmark", "spin", "--metric", "runtime_ms", "--group", "lab",
+	    "--wait");
+	cr_expect_eq(st, 0, "bisect --wait on a culprit: exit %d\n%s", st, out);
+	snprintf(idtext, sizeof(idtext), "%.12s", svc.culprit);
+	cr_expect_not_null(strstr(out, idtext), "names the culprit:\n%s", out);
+	free(out);
+	snprintf(idtext, sizeof(idtext), "%d", 1);
+	out = CTL(&st, "status", idtext, "--follow");
+	cr_expect_eq(st, 0, "status --follow of a done culprit:\n%s", out);
+	free(out);
+	out = CTL(&st, "report", idtext, "--kcidb");
+	cr_assert_eq(st, 0, "report --kcidb:\n%s", out);
+	k = json_loads(out, 0, &jerr);
+	cr_assert_not_null(k, "not JSON (%s): %s", jerr.text, out);
+	cr_expect_not_null(json_object_get(k, "version"), "%s", out);
+	issue = json_array_get(json_object_get(k, "issues"), 0);
+	cr_assert_not_null(issue, "%s", out);
+	text = json_dumps(issue, 0);
+	cr_expect_not_null(strstr(text, svc.culprit),
+	    "the issue names the culprit: %s", out);
+	free(text);
+	cr_expect_eq(json_array_size(json_object_get(k, "incidents")), 2,
+	    "%s", out);
+	json_decref(k);
+	free(out);
+}
