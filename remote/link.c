@@ -11,7 +11,22 @@
 #include "remote/knownhosts.h"
 #include "remote/link.h"
 
-#define LINK_HDR	16	/* allocation header; keeps 16-byte alignment */
+/*
+ * Every block libssh2 allocates for a session carries this header and sits
+ * on its link's list, so the blocks libssh2 1.10 forgets to free when a
+ * session ends before key exchange finished (its curve25519 keys, for
+ * one) are freed with the link instead of leaking once per broken
+ * handshake.
+ */
+struct link_block {
+	struct link_block	*prev;
+	struct link_block	*next;
+	size_t			 count;
+};
+
+#define LINK_HDR	32	/* sizeof(struct link_block), 16-byte aligned */
+
+_Static_assert(sizeof(struct link_block) <= LINK_HDR, "link_block header");
 
 /* Keeps the meter in step with the heap after every change. */
 static void
@@ -25,42 +40,87 @@ link_heap(struct link *l, size_t plus, size_t minus)
 		l->meter->heap_peak = l->heap;
 }
 
+/* Puts a block (new or moved by realloc) at the head of the link's list. */
+static void
+link_block_insert(struct link *l, struct link_block *b)
+{
+	b->prev = NULL;
+	b->next = l->blocks;
+	if (b->next != NULL)
+		b->next->prev = b;
+	l->blocks = b;
+}
+
+static void
+link_block_remove(struct link *l, struct link_block *b)
+{
+	if (b->prev != NULL)
+		b->prev->next = b->next;
+	else
+		l->blocks = b->next;
+	if (b->next != NULL)
+		b->next->prev = b->prev;
+}
+
 /* libssh2's heap, counted per link so memory per session is measurable. */
 static LIBSSH2_ALLOC_FUNC(link_alloc)
 {
-	size_t *p = malloc(count + LINK_HDR);
+	struct link *l = *abstract;
+	struct link_block *b = malloc(count + LINK_HDR);
 
-	if (p == NULL)
+	if (b == NULL)
 		return NULL;
-	p[0] = count;
-	link_heap(*abstract, count, 0);
-	return (char *)p + LINK_HDR;
+	b->count = count;
+	link_block_insert(l, b);
+	link_heap(l, count, 0);
+	return (char *)b + LINK_HDR;
 }
 
 static LIBSSH2_FREE_FUNC(link_free)
 {
-	size_t *p;
+	struct link *l = *abstract;
+	struct link_block *b;
 
 	if (ptr == NULL)
 		return;
-	p = (size_t *)((char *)ptr - LINK_HDR);
-	link_heap(*abstract, 0, p[0]);
-	free(p);
+	b = (struct link_block *)((char *)ptr - LINK_HDR);
+	link_block_remove(l, b);
+	link_heap(l, 0, b->count);
+	free(b);
 }
 
 static LIBSSH2_REALLOC_FUNC(link_realloc)
 {
-	size_t *p, old;
+	struct link *l = *abstract;
+	struct link_block *b, *nb;
+	size_t old;
 
 	if (ptr == NULL)
 		return link_alloc(count, abstract);
-	p = (size_t *)((char *)ptr - LINK_HDR);
-	old = p[0];
-	if ((p = realloc(p, count + LINK_HDR)) == NULL)
+	b = (struct link_block *)((char *)ptr - LINK_HDR);
+	old = b->count;
+	link_block_remove(l, b);
+	if ((nb = realloc(b, count + LINK_HDR)) == NULL) {
+		link_block_insert(l, b);
 		return NULL;
-	p[0] = count;
-	link_heap(*abstract, count, old);
-	return (char *)p + LINK_HDR;
+	}
+	nb->count = count;
+	link_block_insert(l, nb);
+	link_heap(l, count, old);
+	return (char *)nb + LINK_HDR;
+}
+
+/* Frees what libssh2 left allocated after freeing its session. */
+static void
+link_reclaim(struct link *l)
+{
+	struct link_block *b;
+
+	while ((b = l->blocks) != NULL) {
+		link_block_remove(l, b);
+		free(b);
+	}
+	l->heap = 0;
 }
 
 /* Every byte from the peer proves it alive; the keepalive reads this. */
@@ -344,6 +404,7 @@ link_close(struct link *l, int graceful)
 		libssh2_session_set_blocking(l->s, 1);
 		libssh2_session_free(l->s);
 		l->s = NULL;
+		link_reclaim(l);
 	}
 	if (l->meter != NULL)
 		l->meter->heap_now = 0;

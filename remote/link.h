@@ -8,7 +8,8 @@
  * to make or drop one; this module does the socket and libssh2 work.  The
  * session allocates through counting functions, so the libssh2 heap of a
  * link is known (struct link_meter), and every received byte is noted for
- * the keepalive.  Closing never blocks the loop: the socket is shut down
+ * the keepalive.  The link also keeps the list of those allocations and
+ * frees whatever libssh2 left behind when the session is freed.  Closing never blocks the loop: the socket is shut down
  * before libssh2 frees the session, and the link itself is freed when libuv
  * has closed the poll handle.
  */
@@ -54,6 +55,8 @@ enum link_phase {
 	LINK_UP,
 };
 
+struct link_block;
+
 struct link {
 	uv_poll_t		 poll;
 	int			 fd;
@@ -62,6 +65,7 @@ struct link {
 	enum link_phase		 phase;
 	LIBSSH2_SESSION		*s;
 	size_t			 heap;
+	struct link_block	*blocks;	/* libssh2's live allocations */
 	struct link_meter	*meter;		/* NULL once closing */
 	char			*passphrase;	/* while authenticating */
 	int			 key_added;	/* accept-new wrote a key */

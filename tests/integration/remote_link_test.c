@@ -3,7 +3,14 @@
  * remote/ sessions against real OpenSSH servers on loopback ports: host
  * keys, authentication, keepalive and reconnection.
  */
+#include <sys/prctl.h>
+#include <sys/socket.h>
+#include <sys/wait.h>
+#include <netinet/in.h>
+#include <arpa/inet.h>
+
 #include <criterion/criterion.h>
+#include <fcntl.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -414,4 +421,162 @@ Test(remote_link, reconnects_with_backoff)
 	cr_assert_geq(st.attempts, 3, "refused attempts were retried");
 	ssh_conn_free(c);
 	rtest_drain_loop();
+}
+
+/* ------------------------------------------------------------------ */
+/* A peer that stops in the middle of key exchange. */
+
+/* Appends an SSH string (uint32 length, bytes) to buf at *n. */
+static void
+kex_put_str(unsigned char *buf, size_t *n, const char *str)
+{
+	uint32_t len = (uint32_t)strlen(str), be = htonl(len);
+
+	memcpy(buf + *n, &be, 4);
+	memcpy(buf + *n + 4, str, len);
+	*n += 4 + len;
+}
+
+/* The unencrypted binary packet of a server KEXINIT: curve25519 only. */
+static size_t
+kex_server_init(unsigned char *pkt)
+{
+	static const char *lists[] = { "curve25519-sha256",
+	    "ssh-ed25519,ecdsa-sha2-nistp256,rsa-sha2-256,ssh-rsa",
+	    "aes128-ctr", "aes128-ctr", "hmac-sha2-256", "hmac-sha2-256",
+	    "none", "none", "", "" };
+	size_t n = 5, i, pad;
+	uint32_t be;
+
+	pkt[n++] = 20;				/* SSH_MSG_KEXINIT */
+	memset(pkt + n, 0x5a, 16);		/* cookie */
+	n += 16;
+	for (i = 0; i < sizeof(lists) / sizeof(lists[0]); i++)
+		kex_put_str(pkt, &n, lists[i]);
+	pkt[n++] = 0;				/* first_kex_packet_follows */
+	memset(pkt + n, 0, 4);			/* reserved */
+	n += 4;
+	for (pad = 4; (n + pad) % 8 != 0; pad++)
+		;
+	memset(pkt + n, 0, pad);
+	pkt[4] = (unsigned char)pad;
+	be = htonl((uint32_t)(n + pad - 4));
+	memcpy(pkt, &be, 4);
+	return n + pad;
+}
+
+/* Reads exactly len bytes; 0 on success. */
+static int
+kex_read(int fd, unsigned char *buf, size_t len)
+{
+	ssize_t r;
+	size_t got = 0;
+
+	while (got < len) {
+		if ((r = read(fd, buf + got, len - got)) <= 0)
+			return -1;
+		got += (size_t)r;
+	}
+	return 0;
+}
+
+/*
+ * The child's side: sends a banner and KEXINIT, reads the client's banner
+ * and packets, writes one byte to done once the client's ECDH_INIT (30)
+ * arrived (its curve25519 keys exist then), and answers nothing more.
+ */
+static void __attribute__((noreturn))
+kex_stall_peer(int lfd, int done)
+{
+	unsigned char pkt[1024], c = 0;
+	size_t n = kex_server_init(pkt);
+	uint32_t len;
+	int fd = accept(lfd, NULL, NULL);
+
+	if (fd == -1 || write(fd, "SSH-2.0-stall\r\n", 15) != 15 ||
+	    write(fd, pkt, n) != (ssize_t)n)
+		_exit(1);
+	while (c != '\n')			/* the client's banner */
+		if (kex_read(fd, &c, 1) != 0)
+			_exit(1);
+	for (;;) {
+		if (kex_read(fd, pkt, 5) != 0)
+			_exit(1);
+		memcpy(&len, pkt, 4);
+		len = ntohl(len);
+		if (len < 1 || len > sizeof(pkt) - 5 ||
+		    kex_read(fd, pkt + 5, len - 1) != 0)
+			_exit(1);
+		if (pkt[5] == 30)
+			break;
+	}
+	if (write(done, "k", 1) != 1)
+		_exit(1);
+	while (read(fd, pkt, sizeof(pkt)) > 0)
+		;
+	_exit(0);
+}
+
+static void
+kex_done_cb(uv_poll_t *p, int status, int events)
+{
+	(void)status;
+	(void)events;
+	*(int *)p->data = 1;
+	uv_poll_stop(p);
+}
+
+/*
+ * libssh2 1.10 frees a session that is still in key exchange without its
+ * curve25519 keys; the link frees them.  Leaking here once per stalled
+ * handshake made the daemon's exit under ASan fail at random.
+ */
+Test(remote_link, a_session_freed_in_key_exchange_leaves_no_heap)
+{
+	struct sockaddr_in sin = { .sin_family = AF_INET };
+	socklen_t sl = sizeof(sin);
+	struct config_host h;
+	struct ssh_conn *c;
+	struct ssh_waiter w;
+	struct ssh_stats st;
+	struct cres r = { 0 };
+	uv_poll_t poll;
+	int lfd, pfd[2], seen = 0, status;
+	pid_t pid;
+
+	/* The real server only lends its user key and known_hosts file. */
+	cr_assert_eq(sshd_start(&rtest_srv[0], "kexstall"), 0);
+	sin.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+	cr_assert_neq(lfd = socket(AF_INET, SOCK_STREAM, 0), -1);
+	cr_assert_eq(bind(lfd, (struct sockaddr *)&sin, sizeof(sin)), 0);
+	cr_assert_eq(listen(lfd, 1), 0);
+	cr_assert_eq(getsockname(lfd, (struct sockaddr *)&sin, &sl), 0);
+	cr_assert_eq(pipe2(pfd, O_CLOEXEC), 0);
+	cr_assert_neq(pid = fork(), -1);
+	if (pid == 0) {
+		prctl(PR_SET_PDEATHSIG, SIGKILL);
+		kex_stall_peer(lfd, pfd[1]);
+	}
+	close(lfd);
+	close(pfd[1]);
+
+	sshd_host(&rtest_srv[0], &h, "h0", NULL);
+	h.port = ntohs(sin.sin_port);
+	h.host_key = CONFIG_HOST_KEY_ACCEPT_NEW;
+	cr_assert_eq(ssh_conn_new(&rtest_loop, &h, &c), 0);
+	ssh_connect(c, &w, 0, cdone, &r);
+	uv_poll_init(&rtest_loop, &poll, pfd[0]);
+	poll.data = &seen;
+	uv_poll_start(&poll, UV_READABLE, kex_done_cb);
+	rtest_run_until(&seen);
+	cr_assert(!r.done, "the handshake ended early: %s", r.msg);
+	ssh_get_stats(c, &st);
+	cr_assert_gt(st.heap_now, 0, "libssh2 holds no key exchange state");
+	ssh_conn_free(c);
+	uv_close((uv_handle_t *)&poll, NULL);
+	rtest_drain_loop();
+	close(pfd[0]);
+	kill(pid, SIGKILL);
+	cr_assert_eq(waitpid(pid, &status, 0), pid);
+	tst_leak_check();
 }

@@ -165,6 +165,23 @@ tst_daemon_wait(pid_t pid)
 	return -1;
 }
 
+/*
+ * A daemon that did not stop cleanly says why in its log (a sanitizer's
+ * report, a fatal line); the end of it goes to stderr before the test's
+ * directory is removed.
+ */
+static void
+tst_daemon_show_log(const struct tst_daemon *td, int rc)
+{
+	char *text = td->log != NULL ? tst_read_file(td->log) : NULL;
+	size_t len = text != NULL ? strlen(text) : 0;
+
+	fprintf(stderr, "bisectd exited with status %d; the end of %s:\n%s\n",
+	    rc, td->log != NULL ? td->log : "its log",
+	    text == NULL ? "(no log)" : text + (len > 6000 ? len - 6000 : 0));
+	free(text);
+}
+
 /* Signals and waits; the pid is forgotten only once reaped. */
 int
 tst_daemon_stop(struct tst_daemon *td, int sig)
@@ -177,6 +194,8 @@ tst_daemon_stop(struct tst_daemon *td, int sig)
 	rc = tst_daemon_wait(td->pid);
 	if (rc != -1)
 		td->pid = 0;
+	if (rc != 0 && rc != 128 + sig)
+		tst_daemon_show_log(td, rc);
 	return rc;
 }
 
