@@ -78,14 +78,21 @@ sched_set_repo(struct sched *s, git_repository *repo)
 	s->env.repo = repo;
 }
 
-/* Marks a bisection that cannot go on, with the reason for status. */
+/*
+ * Marks a bisection that cannot go on, with the reason for status: the
+ * log keeps the store's own words, status gets them for a person.
+ */
 void
-sched_fail(struct sched *s, struct bisection *b, const char *why)
+sched_fail(struct sched *s, struct bisection *b, const char *full)
 {
+	char why[BD_ERROR_MAX];
 	struct store_verdict_info v = { STORE_VERDICT_NONE, NULL, 0, why };
 	struct bd_error err;
 
-	log_warnx("bisection %" PRId64 " failed: %s", b->id, why);
+	log_warnx("bisection %" PRId64 " failed: %s", b->id, full);
+	snprintf(why, sizeof(why), "%s", full);
+	store_scrub(store_path(sched_store(s)), why, sizeof(why));
+	bd_utf8_fix(why);
 	if (store_bisection_set_state(sched_store(s), b->id,
 	    STORE_BISECTION_FAILED, &v, &err) < 0)
 		log_warnx("bisection %" PRId64 ": %s", b->id, err.msg);

@@ -90,6 +90,8 @@ sched_store_error(struct sched *s, struct bisection *b,
 	    "refused a write (%.400s); retrying in %" PRIu64 " s", err->msg,
 	    (s->store_backoff_ms + 999) / 1000);
 	log_warnx("bisection %" PRId64 ": %s", b->id, s->store_trouble);
+	store_scrub(store_path(sched_store(s)), s->store_trouble,
+	    sizeof(s->store_trouble));
 	uv_timer_start(&s->store_retry, sched_store_retry,
 	    s->store_backoff_ms, 0);
 	s->store_backoff_ms *= 2;

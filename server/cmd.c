@@ -66,39 +66,26 @@ cmd_find(const char *name)
 
 /*
  * Error replies go to any local client and speak to a person: the store's
- * own prefix ("store /var/lib/bisectd/state.db: list samples: ...") is
- * internal, so it is dropped, and a failure of the database itself is
- * said in words with the details kept for the daemon's log.  Any other
- * mention of the database path becomes "the database", and a character
- * cut by the buffer is dropped.
+ * own prefix ("store /var/lib/bisectd/state.db: list samples: ...") and
+ * the database path stay internal (store_scrub), a failure of the
+ * database itself is said in words with the details kept for the
+ * daemon's log, and a character cut by the buffer is dropped.
  */
 static void
 cmd_scrub(const struct server *srv, enum proto_error e, char *msg,
     size_t size)
 {
 	const char *db = srv != NULL ? server_config(srv)->daemon.database : NULL;
-	static const char repl[] = "the database";
-	size_t dlen, rlen = sizeof(repl) - 1;
-	char *p, *rest;
+	char *orig = xstrdup(msg), *rest;
 
-	if (db != NULL && strncmp(msg, "store ", 6) == 0 &&
-	    strncmp(msg + 6, db, strlen(db)) == 0 &&
-	    strncmp(msg + 6 + strlen(db), ": ", 2) == 0) {
-		if (e == PROTO_E_INTERNAL)
-			log_warnx("request failed: %s", msg);
-		rest = xstrdup(msg + 6 + strlen(db) + 2);
-		if (e == PROTO_E_INTERNAL)
-			snprintf(msg, size, "the daemon's database failed "
-			    "(%s); its log has the details", rest);
-		else
-			snprintf(msg, size, "%s", rest);
+	if (store_scrub(db, msg, size) && e == PROTO_E_INTERNAL) {
+		log_warnx("request failed: %s", orig);
+		rest = xstrdup(msg);
+		snprintf(msg, size, "the daemon's database failed (%s); its "
+		    "log has the details", rest);
 		free(rest);
 	}
-	while (db != NULL && (dlen = strlen(db)) >= rlen &&
-	    (p = strstr(msg, db)) != NULL) {
-		memcpy(p, repl, rlen);
-		memmove(p + rlen, p + dlen, strlen(p + dlen) + 1);
-	}
+	free(orig);
 	bd_utf8_fix(msg);
 }
 

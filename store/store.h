@@ -102,6 +102,16 @@ void	store_close(struct store *s);
 const char *store_migration_backup(const struct store *s, int *fromp,
 	    int *top);
 
+/* The path given to store_open; valid until store_close. */
+const char *store_path(const struct store *s);
+/*
+ * Rewrites msg (of size bytes) for a person: every "store PATH: " goes and
+ * any other mention of path becomes "the database".  Returns 1 when msg
+ * began with the prefix (the error is the store's own).  No-op for a NULL
+ * path.
+ */
+int	store_scrub(const char *path, char *msg, size_t size);
+
 /* What a backup copied. */
 struct store_backup_info {
 	size_t	pages;

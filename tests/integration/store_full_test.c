@@ -79,6 +79,15 @@ full_trouble(int64_t id)
 	return text;
 }
 
+/* What status tells a person names neither the store nor its file. */
+static void
+full_assert_words(const char *text)
+{
+	cr_assert(strstr(text, svc.td.db) == NULL, "the path: %s", text);
+	cr_assert(strstr(text, "store the database") == NULL &&
+	    strstr(text, "store /") == NULL, "the store's prefix: %s", text);
+}
+
 /* Issue 35 item 7: a full disk is trouble, then work resumes by itself. */
 Test(store_full, a_full_disk_is_retried_and_work_resumes)
 {
@@ -129,6 +138,7 @@ Test(store_full, a_full_disk_is_retried_and_work_resumes)
 			usleep(100 * 1000);
 	}
 	cr_assert(seen, "status never showed the full disk as trouble");
+	full_assert_words(full_trouble(id));
 
 	/* Space comes back: the same daemon finishes the bisection. */
 	cr_assert_eq(unlink(filler), 0);
@@ -169,7 +179,9 @@ Test(store_full, a_refused_verdict_fails_the_bisection)
 	cr_assert_str_eq(json_string_value(json_object_get(b, "state")),
 	    "failed");
 	msg = json_string_value(json_object_get(b, "message"));
-	cr_assert(msg != NULL && strstr(msg, "set bisection state: "
-	    "constraint failed") != NULL, "%s", msg ? msg : "(no message)");
+	cr_assert(msg != NULL && strstr(msg, "the database refused its "
+	    "state: set bisection state: constraint failed") == msg, "%s",
+	    msg ? msg : "(no message)");
+	full_assert_words(msg);
 	json_decref(b);
 }

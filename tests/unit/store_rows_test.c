@@ -387,3 +387,35 @@ Test(store_rows, events_and_probes_lists)
 	cr_assert_str_eq(order, "cab");
 	cr_assert_eq(stest_stats(stest_db, bis).probes, 3);
 }
+
+/* Issue 38: what a person reads names neither the store nor its file. */
+Test(store, scrub_drops_the_prefix_and_the_path)
+{
+	char m[256];
+	int lead;
+
+	snprintf(m, sizeof(m), "store /var/lib/b/state.db: list samples: "
+	    "disk I/O error");
+	cr_assert_eq(store_scrub("/var/lib/b/state.db", m, sizeof(m)), 1);
+	cr_assert_str_eq(m, "list samples: disk I/O error");
+
+	snprintf(m, sizeof(m), "the database refused its state: store "
+	    "/var/lib/b/state.db: set bisection state: constraint failed");
+	cr_assert_eq(store_scrub("/var/lib/b/state.db", m, sizeof(m)), 0);
+	cr_assert_str_eq(m, "the database refused its state: set bisection "
+	    "state: constraint failed");
+
+	/* A short path said many times grows the text: cut, never overrun. */
+	snprintf(m, sizeof(m), "/d /d /d /d /d /d /d /d /d /d");
+	lead = store_scrub("/d", m, 40);
+	cr_assert_eq(lead, 0);
+	cr_assert_eq(strlen(m), 39);
+	cr_assert(strncmp(m, "the database the database the ", 30) == 0,
+	    "%s", m);
+
+	snprintf(m, sizeof(m), "cannot open /x/state.db-wal: gone");
+	store_scrub("/x/state.db", m, sizeof(m));
+	cr_assert_str_eq(m, "cannot open the database-wal: gone");
+	store_scrub(NULL, m, sizeof(m));
+	cr_assert_str_eq(m, "cannot open the database-wal: gone");
+}
