@@ -366,9 +366,12 @@ progress_work(const json_t *b, char *buf, size_t size, size_t *n, int timed)
 
 /*
  * The steps' denominator: done plus the estimate left, rounded up.  With
- * a memo (status --follow) it is kept while a new estimate stays within a
- * third of it and above what is done, so that an estimate that wobbles
- * by a few samples ("0/11, 1/12, 2/11") does not make the line jump.
+ * a memo (status --follow) it moves only for news, with hysteresis: up
+ * when the total passes four thirds of it or the samples done reach it,
+ * down when the total falls under half of it.  An estimate that wobbles
+ * ("0/11, 1/12, 2/11") or swings back and forth ("4/271, 7/194, 8/275")
+ * leaves the line alone; only a swing of more than twice in each
+ * direction could move it back and forth.
  */
 static long long
 progress_total(long long done, double left, long long *memo)
@@ -377,7 +380,7 @@ progress_total(long long done, double left, long long *memo)
 
 	if (memo == NULL)
 		return t;
-	if (*memo <= done || 3 * t > 4 * *memo || 3 * t < 2 * *memo)
+	if (*memo <= done || 3 * t > 4 * *memo || 2 * t < *memo)
 		*memo = t;
 	return *memo;
 }

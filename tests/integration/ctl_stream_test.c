@@ -325,35 +325,48 @@ CTEST(bisect_wait_follows_with_the_same_exit_status)
 }
 
 /*
- * Issue 38: an estimate that wobbles by a sample or two leaves the steps'
- * denominator alone (no "0/11, 1/12, 2/11"); one that falls by more than
- * a third, or that the samples done reach, moves it.
+ * Issue 38: an estimate that wobbles by a sample or two (no "0/11, 1/12,
+ * 2/11") or swings back and forth (no "4/271, 7/194, 8/275") leaves the
+ * steps' denominator alone; a total past four thirds of it, one under
+ * half of it, or samples done that reach it, move it.
  */
 CTEST(follow_keeps_the_denominator_stable)
 {
 	static const char fmt[] =
 	    "{'ok':true,'bisection':{'id':4,'state':'running',"
-	    "'phase':'reproducing','samples':%d,'est_samples_left':%s}}";
+	    "'phase':'%s','samples':%d,'est_samples_left':%s}}";
 	static const struct {
+		const char	*phase;
 		int		 done;
 		const char	*left;
-	} steps[] = { { 0, "11" }, { 1, "11" }, { 2, "8.5" }, { 3, "2" },
-	    { 5, "1" } };
+	} steps[] = { { "reproducing", 0, "11" }, { "reproducing", 1, "11" },
+	    { "reproducing", 2, "8.5" }, { "bisecting", 4, "267" },
+	    { "bisecting", 7, "187" }, { "bisecting", 8, "267" },
+	    { "bisecting", 9, "160" }, { "bisecting", 10, "390" },
+	    { "bisecting", 12, "150" }, { "verifying", 14, "2" },
+	    { "verifying", 16, "0" } };
 	static const char want[] =
 	    "#4 reproducing: 0/11 steps\n#4 reproducing: 1/11 steps\n"
-	    "#4 reproducing: 2/11 steps\n#4 reproducing: 3/5 steps\n"
-	    "#4 reproducing: 5/6 steps\n"
-	    "#4 cancelled after 6 samples\n";
+	    "#4 reproducing: 2/11 steps\n"
+	    "#4 bisecting: 4/271 steps, 0 candidates left\n"
+	    "#4 bisecting: 7/271 steps, 0 candidates left\n"
+	    "#4 bisecting: 8/271 steps, 0 candidates left\n"
+	    "#4 bisecting: 9/271 steps, 0 candidates left\n"
+	    "#4 bisecting: 10/400 steps, 0 candidates left\n"
+	    "#4 bisecting: 12/162 steps, 0 candidates left\n"
+	    "#4 verifying: 14/16 steps\n#4 verifying: 16/16 steps\n"
+	    "#4 cancelled after 16 samples\n";
 	char r[256];
 	size_t i;
 
 	start(FAKESRV_LOCKSTEP);
 	for (i = 0; i < sizeof(steps) / sizeof(steps[0]); i++) {
-		snprintf(r, sizeof(r), fmt, steps[i].done, steps[i].left);
+		snprintf(r, sizeof(r), fmt, steps[i].phase, steps[i].done,
+		    steps[i].left);
 		reply("status", r);
 	}
 	reply("status", "{'ok':true,'bisection':{'id':4,"
-	    "'state':'cancelled','samples':6}}");
+	    "'state':'cancelled','samples':16}}");
 	for (i = 0; i < sizeof(steps) / sizeof(steps[0]); i++)
 		event("{'event':'sample','time_ms':1764000000000,"
 		    "'bisection':4,'value':1.0}");
