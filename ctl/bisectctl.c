@@ -218,6 +218,7 @@ help_metavar(const char *usage, const char *opt, char *buf, size_t len)
 {
 	const char *p = usage, *v;
 	size_t n, olen = strlen(opt);
+	int depth;
 
 	while ((p = strstr(p, opt)) != NULL) {
 		if (p[olen] == ' ' && p[olen + 1] != '-' && p[olen + 1] != '[')
@@ -226,8 +227,14 @@ help_metavar(const char *usage, const char *opt, char *buf, size_t len)
 	}
 	if (p == NULL)
 		return snprintf(buf, len, "VALUE");
+	/* It ends at a space or at the "]" that closes the option's own. */
 	v = p + olen + 1;
-	n = strcspn(v, " ]");
+	for (n = 0, depth = 0; v[n] != '\0' && v[n] != ' '; n++) {
+		if (v[n] == '[')
+			depth++;
+		else if (v[n] == ']' && depth-- == 0)
+			break;
+	}
 	return snprintf(buf, len, "%.*s", (int)n, v);
 }
 

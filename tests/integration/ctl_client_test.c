@@ -246,6 +246,7 @@ CTEST(help_command_shows_rows_of_the_table)
 	expect_out("(6 to 1000000)");
 	expect_out("--priority P");
 	expect_out("higher runs first");
+	expect_out("  --fixup SHA[:BROKEN] a fix-up");
 	fakesrv_out_release(&o);
 	RUN(NULL, 0, ARGV("help", "frobnicate"));
 	cr_expect_eq(o.status, 64);
