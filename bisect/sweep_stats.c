@@ -323,6 +323,38 @@ pool_ambiguous(const struct pool *pl, size_t lo, size_t best, double t2,
 }
 
 /*
+ * The splits next to the best one, on either side and without a gap, that
+ * the data tell apart from it by a likelihood ratio under
+ * e^(SWEEP_PAIR_MARGIN / 2) in the same direction: the change may lie
+ * after any of them.  A bisection from the tag before the first to the
+ * last holds the change then, where the best pair alone would miss it
+ * when a small change is placed a tag off.
+ */
+static void
+pool_plausible(const struct pool *pl, size_t lo, size_t best,
+    const struct split *b, size_t *first, size_t *last)
+{
+	double t2 = b->t * b->t;
+	struct split o;
+	size_t a = best, z = best;
+
+	while (a > lo) {
+		o = pool_split(pl, a - 1);
+		if (o.t * b->t <= 0 || t2 - o.t * o.t >= SWEEP_PAIR_MARGIN)
+			break;
+		a--;
+	}
+	while (z + 1 < pl->ntags) {
+		o = pool_split(pl, z + 1);
+		if (o.t * b->t <= 0 || t2 - o.t * o.t >= SWEEP_PAIR_MARGIN)
+			break;
+		z++;
+	}
+	*first = pl->orig[a];
+	*last = pl->orig[z];
+}
+
+/*
  * The best change point of one metric, before the metrics are adjusted.
  * Every split's two segments use the same tags, so the largest |t| is the
  * largest between-segment sum of squares: the maximum-likelihood change
@@ -341,7 +373,7 @@ judge_one(const struct sweep_params *p, const struct sweep_metric_in *in,
 	memset(o, 0, sizeof(*o));
 	o->verdict = SWEEP_UNTESTED;
 	o->p = 1;
-	o->at = o->revisit = SWEEP_NONE;
+	o->at = o->revisit = o->at_first = o->at_last = SWEEP_NONE;
 	if (win > SWEEP_TAGS_MAX)
 		win = SWEEP_TAGS_MAX;
 	if (in->ntags < 2 || in->tags[in->ntags - 1].n < 1)
@@ -389,6 +421,10 @@ judge_one(const struct sweep_params *p, const struct sweep_metric_in *in,
 	o->rel = rel_change(best.after, best.before);
 	o->effect = fabs(best.diff) / pl.scale;
 	o->at = pl.orig[bs];
+	if (isinf(best.t))
+		o->at_first = o->at_last = o->at;
+	else
+		pool_plausible(&pl, lo, bs, &best, &o->at_first, &o->at_last);
 	o->late = (unsigned)(pl.ntags - 1 - bs);
 	o->verdict = SWEEP_SAME;
 	/* A change that the new tag does not share is a passing excursion. */

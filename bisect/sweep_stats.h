@@ -88,6 +88,10 @@ struct sweep_metric_out {
 	double		 p_adj;		/* Holm-adjusted over the metrics */
 	size_t		 at;		/* tags[at] is the first after the change
 					 * point; SWEEP_NONE when untested */
+	size_t		 at_first;	/* the earliest and latest first tag after */
+	size_t		 at_last;	/* the change the data cannot rule out
+					 * (pool_plausible); at_first <= at <=
+					 * at_last, SWEEP_NONE when untested */
 	unsigned	 late;		/* tags after its own it took: ntags-1-at */
 	size_t		 revisit;	/* a tag whose runs would place the change
 					 * point better, or SWEEP_NONE */

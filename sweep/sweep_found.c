@@ -83,8 +83,10 @@ sweep_found_row(const struct sweep_rows *rows, const json_t *id)
 /*
  * A compared row whose result names changed metrics starts a bisection,
  * on the range of the headline's change point: from the last ref before
- * it to the first ref after it, which may be refs before r when the
- * change was found late.  r is the row the change is linked to.
+ * it to the first ref after it, or wider when the data leave the point a
+ * ref or two uncertain ("range"; results stored before it had none), and
+ * refs before r when the change was found late.  r is the row the change
+ * is linked to.
  */
 void
 sweep_found_changed(struct sweeper *sw, const struct config_sweep *w,
@@ -92,7 +94,7 @@ sweep_found_changed(struct sweeper *sw, const struct config_sweep *w,
     const json_t *res)
 {
 	const json_t *changed = json_object_get(res, "changed"), *v;
-	const json_t *pt = json_object_get(res, "change");
+	const json_t *pt = json_object_get(res, "change"), *rg;
 	const struct store_sweep_ref *good, *bad;
 	const char **names;
 	struct sweep_change ch;
@@ -103,8 +105,11 @@ sweep_found_changed(struct sweeper *sw, const struct config_sweep *w,
 	if (json_array_size(changed) == 0 || !json_is_string(json_object_get(
 	    res, "headline")))
 		return;
-	good = sweep_found_row(rows, json_object_get(pt, "before_row"));
-	bad = sweep_found_row(rows, json_object_get(pt, "after_row"));
+	rg = json_object_get(pt, "range");
+	good = sweep_found_row(rows, json_object_get(rg != NULL ? rg : pt,
+	    rg != NULL ? "good_row" : "before_row"));
+	bad = sweep_found_row(rows, json_object_get(rg != NULL ? rg : pt,
+	    rg != NULL ? "bad_row" : "after_row"));
 	if (good == NULL || bad == NULL) {
 		log_warnx("sweep %s: %s changed with no range to bisect",
 		    w->name, r->ref);

@@ -179,6 +179,31 @@ judge_point(json_t *o, const struct judge_rows *rows, const size_t *win,
 	    json_null());
 }
 
+/*
+ * The headline's change point, and the range its bisection takes: from
+ * the ref before the earliest first-ref-after the data cannot rule out to
+ * the latest (sweep_stats' at_first and at_last), the point's own pair
+ * when they agree.
+ */
+static json_t *
+judge_change(const struct judge_rows *rows, const size_t *win,
+    const struct sweep_metric_out *o)
+{
+	size_t first = o->at_first != SWEEP_NONE && o->at_first > 0 &&
+	    o->at_first <= o->at ? o->at_first : o->at;
+	size_t last = o->at_last != SWEEP_NONE && o->at_last >= o->at ?
+	    o->at_last : o->at;
+
+	return json_pack("{s:s, s:I, s:s, s:I, s:i, s:{s:s, s:I, s:s, s:I}}",
+	    "before", rows->ref[win[o->at - 1]], "before_row",
+	    (json_int_t)rows->id[win[o->at - 1]], "after",
+	    rows->ref[win[o->at]], "after_row",
+	    (json_int_t)rows->id[win[o->at]], "late", (int)o->late, "range",
+	    "good", rows->ref[win[first - 1]], "good_row",
+	    (json_int_t)rows->id[win[first - 1]], "bad", rows->ref[win[last]],
+	    "bad_row", (json_int_t)rows->id[win[last]]);
+}
+
 /* The result object of n judged metrics; win[i] maps metric i's tags. */
 static json_t *
 judge_result(const struct config_metric **m, size_t n,
@@ -205,12 +230,7 @@ judge_result(const struct config_metric **m, size_t n,
 	}
 	ch = json_null();
 	if (h < n && out[h].at != SWEEP_NONE && out[h].at > 0)
-		ch = json_pack("{s:s, s:I, s:s, s:I, s:i}", "before",
-		    rows->ref[win[h][out[h].at - 1]], "before_row",
-		    (json_int_t)rows->id[win[h][out[h].at - 1]], "after",
-		    rows->ref[win[h][out[h].at]], "after_row",
-		    (json_int_t)rows->id[win[h][out[h].at]], "late",
-		    (int)out[h].late);
+		ch = judge_change(rows, win[h], &out[h]);
 	return json_pack("{s:o, s:i, s:o, s:o, s:o, s:o}", "prev", prev != NULL ?
 	    json_string(prev) : json_null(), "runs", (int)runs, "metrics", a,
 	    "changed", changed, "headline", h < n ? json_string(m[h]->name) :

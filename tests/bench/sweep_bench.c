@@ -110,6 +110,9 @@ struct tally {
 	unsigned	 changes;	/* series with a change */
 	unsigned	 found[3];	/* the change found 0, 1, 2 tags late */
 	unsigned	 pair;		/* found with the range holding it */
+	unsigned	 exact;		/* found with the change point exact */
+	unsigned	 detected;	/* changes found, however late */
+	double		 width;		/* tags from the range's first to last */
 	double		 runs;		/* runs of the judged tags */
 };
 
@@ -159,7 +162,7 @@ run_bisectd(const struct opts *o, const struct tags *t, struct tally *ty)
 	static struct sweep_series ser[NMETRICS][TAGS_MAX];
 	struct sweep_metric_out out[NMETRICS];
 	struct metric_state ms[NMETRICS];
-	unsigned n[TAGS_MAX], j, m, at;
+	unsigned n[TAGS_MAX], j, m, at, first, last;
 	int alarm;
 
 	memset(ms, 0, sizeof(ms));
@@ -170,6 +173,8 @@ run_bisectd(const struct opts *o, const struct tags *t, struct tally *ty)
 		for (m = 0; m < NMETRICS; m++) {
 			if (out[m].verdict != SWEEP_CHANGED)
 				continue;
+			first = ms[m].from + (unsigned)out[m].at_first;
+			last = ms[m].from + (unsigned)out[m].at_last;
 			at = ms[m].from + (unsigned)out[m].at;
 			ms[m].from = at;
 			if (m != 0 || t->c == 0 || j < t->c || ms[m].found) {
@@ -177,9 +182,12 @@ run_bisectd(const struct opts *o, const struct tags *t, struct tally *ty)
 				continue;
 			}
 			ms[m].found = 1;
+			ty->detected++;
 			if (j - t->c < 3)
 				ty->found[j - t->c]++;
-			ty->pair += at == t->c;
+			ty->pair += first <= t->c && t->c <= last;
+			ty->exact += at == t->c;
+			ty->width += last - first + 1;
 		}
 		ty->alarm += alarm;
 		ty->judged++;
@@ -247,9 +255,12 @@ fixed_tally(const struct tags *t, unsigned j, unsigned m, int hit,
 		return;
 	}
 	*found = 1;
+	ty->detected++;
 	if (j - t->c < 3)
 		ty->found[j - t->c]++;
 	ty->pair += j == t->c;	/* its range is always (j - 1, j) */
+	ty->exact += j == t->c;
+	ty->width += 1;
 }
 
 /* The two fixed-run baselines on the same series, tag by tag. */
@@ -295,7 +306,7 @@ run_row(const struct opts *o, const char *noise, double d)
 {
 	struct tally ty[ST_N];
 	struct tags t;
-	unsigned trial, s, f;
+	unsigned trial, s, f, dt;
 	double ch;
 
 	memset(ty, 0, sizeof(ty));
@@ -317,14 +328,16 @@ run_row(const struct opts *o, const char *noise, double d)
 		    st_names[s], 100.0 * ty[s].alarm / ty[s].judged);
 		if (d != 0) {
 			f = ty[s].found[0] + ty[s].found[1] + ty[s].found[2];
+			dt = ty[s].detected > 0 ? ty[s].detected : 1;
 			printf("  own tag %6.2f%%  within 3 %6.2f%%  "
-			    "+0/+1/+2 %4.1f/%4.1f/%4.1f%%  pair %6.2f%%",
+			    "+0/+1/+2 %4.1f/%4.1f/%4.1f%%  pair %6.2f%% "
+			    "(exact %6.2f%%, %4.2f tags)",
 			    100 * ty[s].found[0] / ch, 100 * f / ch,
 			    100 * ty[s].found[0] / ch, 100 * ty[s].found[1] / ch,
-			    100 * ty[s].found[2] / ch, f ? 100.0 * ty[s].pair /
-			    f : 0);
+			    100 * ty[s].found[2] / ch, 100.0 * ty[s].pair / dt,
+			    100.0 * ty[s].exact / dt, ty[s].width / dt);
 		} else
-			printf("  %78s", "");
+			printf("  %106s", "");
 		printf("  runs/tag %5.2f\n", ty[s].runs / ty[s].judged);
 	}
 	fflush(stdout);
@@ -396,6 +409,10 @@ main(int argc, char **argv)
 	    o.trials, o.sp.cap, NMETRICS, 100 * o.cv, o.sp.alpha,
 	    o.sp.min_change, o.sp.first, o.sp.step, o.sp.own, o.sp.cap,
 	    o.sp.base, SWEEP_SPLITS, o.lkp_runs, o.perf_runs, o.k);
+	printf("  pair: of the changes found, those whose bisection range "
+	    "holds the change (exact: the change point\n  estimate is the "
+	    "change's own tag; tags: the range from its first tag after to "
+	    "its last, 1 = one pair)\n");
 	for (i = 0; i < sizeof(models) / sizeof(models[0]); i++) {
 		if (o.noise != NULL && strcmp(o.noise, models[i]) != 0)
 			continue;

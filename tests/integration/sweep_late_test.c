@@ -173,8 +173,9 @@ Test(sweep_late, a_missed_change_is_found_later_and_bisected_on_its_range)
 /*
  * A level that moves over two tags leaves the change point between two
  * splits: the tag between them is revisited (5 more runs, its verdict
- * kept) before the new tag is judged again, and the bisection runs on the
- * pair the pooled runs settle.
+ * kept) before the new tag is judged again.  The pooled runs place the
+ * change point after next-3, but cannot rule out next-5 as the first tag
+ * after it, so the bisection's range holds both steps: next-3 to next-5.
  */
 Test(sweep_late, an_ambiguous_change_point_revisits_the_tag_between)
 {
@@ -201,13 +202,17 @@ Test(sweep_late, an_ambiguous_change_point_revisits_the_tag_between)
 	    "refs/tags/next-3", "%s", json_dumps(r, 0));
 	cr_expect_str_eq(json_string_value(json_object_get(ch, "after")),
 	    "refs/tags/next-4", "%s", json_dumps(r, 0));
+	cr_expect_str_eq(json_string_value(json_object_get(json_object_get(ch,
+	    "range"), "good")), "refs/tags/next-3", "%s", json_dumps(r, 0));
+	cr_expect_str_eq(json_string_value(json_object_get(json_object_get(ch,
+	    "range"), "bad")), "refs/tags/next-5", "%s", json_dumps(r, 0));
 	json_decref(r);
 	log = tst_read_file(svc.td.log);
 	cr_expect(log != NULL && strstr(log, "refs/tags/next-4 revisited (10 "
 	    "runs)") != NULL, "%s", log ? log : "(no log)");
 	free(log);
 	cr_assert_gt(bis = late_bisection("next-5", t[4]), 0);
-	late_range(bis, t[2], t[3]);
+	late_range(bis, t[2], t[4]);
 	for (i = 0; i < 5; i++)
 		free(t[i]);
 }

@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 #include <criterion/criterion.h>
 #include <math.h>
+#include <stdint.h>
 
 #include "bisect/sweep_stats.h"
 #include "tests/support/tst.h"
@@ -103,6 +104,8 @@ Test(sweep_stats, one_change_among_twenty)
 	NEAR(out[7].rel, -0.05, 0.005);
 	/* At its own tag: the range is tags[4] .. tags[5]. */
 	cr_assert_eq(out[7].at, 5);
+	cr_assert_eq(out[7].at_first, 5);
+	cr_assert_eq(out[7].at_last, 5);
 	cr_assert_eq(out[7].late, 0);
 	cr_assert_gt(out[7].effect, 3);
 	cr_assert_lt(out[7].p_adj, 0.01 / 3);
@@ -303,6 +306,9 @@ Test(sweep_stats, ambiguous_change_point_revisits_the_tag_between)
 	cr_assert_eq(sweep_stats_judge(&sp, &in, 1, &out), 0);
 	cr_assert_eq(out.verdict, SWEEP_CHANGED, "p_adj %g", out.p_adj);
 	cr_assert(out.at == 5 || out.at == 6, "at %zu", out.at);
+	/* Either may be the first tag after: the range holds both. */
+	cr_assert_eq(out.at_first, 5, "at_first %zu", out.at_first);
+	cr_assert_eq(out.at_last, 6, "at_last %zu", out.at_last);
 	cr_assert_eq(out.revisit, 5, "revisit %zu", out.revisit);
 	cr_assert_eq(sweep_stats_revisit(&out, 1), 0);
 	/* At the cap there is nothing left to ask. */
@@ -310,4 +316,62 @@ Test(sweep_stats, ambiguous_change_point_revisits_the_tag_between)
 	fill(h.runs[5], 15, 101.6, 5);
 	sweep_stats_judge(&sp, &in, 1, &out);
 	cr_assert_eq(out.revisit, SWEEP_NONE, "revisit %zu", out.revisit);
+	cr_assert(out.at_first <= out.at && out.at <= out.at_last);
+}
+
+/* A fixed normal stream (a 64-bit LCG and Box-Muller): the same draws always. */
+static double
+draw_normal(uint64_t *st)
+{
+	double u[2];
+	int k;
+
+	for (k = 0; k < 2; k++) {
+		*st = *st * 6364136223846793005ULL + 1442695040888963407ULL;
+		u[k] = ((double)(*st >> 11) + 0.5) / 9007199254740992.0;
+	}
+	return sqrt(-2 * log(u[0])) * cos(2 * M_PI * u[1]);
+}
+
+/*
+ * A step of 1.5 noise sds at tag 6 of 8 (found one tag late, 5 runs a
+ * tag), 400 draws: the change point estimate is a tag off now and then;
+ * the range from the first plausible tag after the change to the last
+ * holds it at least twice as often as the point misses it.
+ */
+Test(sweep_stats, the_range_holds_what_the_point_may_miss)
+{
+	double runs[8][15];
+	struct sweep_series tags[8];
+	struct sweep_metric_in in = { tags, 8 };
+	struct sweep_metric_out out;
+	struct sweep_params sp;
+	uint64_t st = 42;
+	unsigned trial, found = 0, point = 0, range = 0;
+	size_t t, i;
+
+	sweep_params_default(&sp);
+	for (trial = 0; trial < 400; trial++) {
+		for (t = 0; t < 8; t++) {
+			for (i = 0; i < 5; i++)
+				runs[t][i] = (t >= 6 ? 101.5 : 100) +
+				    draw_normal(&st);
+			tags[t] = (struct sweep_series){ runs[t], 5 };
+		}
+		sweep_stats_judge(&sp, &in, 1, &out);
+		if (out.verdict != SWEEP_CHANGED)
+			continue;
+		found++;
+		cr_assert(out.at_first <= out.at && out.at <= out.at_last,
+		    "trial %u: %zu <= %zu <= %zu", trial, out.at_first, out.at,
+		    out.at_last);
+		point += out.at == 6;
+		range += out.at_first <= 6 && 6 <= out.at_last;
+	}
+	cr_assert_gt(found, 200, "found %u of 400", found);
+	cr_assert_lt(found - point, found / 5, "the point missed %u of %u",
+	    found - point, found);
+	cr_assert_gt(found - point, 0, "the point never missed: no test");
+	cr_assert_leq(2 * (found - range), found - point, "the range missed "
+	    "%u, the point %u of %u", found - range, found - point, found);
 }
