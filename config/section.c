@@ -105,7 +105,8 @@ static const struct config_key config_repo_keys[] = {
 	    "Remote fetched into the clone and named in reports; unset, "
 	    "never fetch.  A user-info part (user:token@) is used to fetch "
 	    "and shown nowhere: replies, events, logs and reports carry "
-	    "the url without it."),
+	    "the url without it.  It is fetched as written: no insteadOf "
+	    "of a git config rewrites it."),
 	KEYF(config_repo, fetch_interval, fetch_interval_ms, duration,
 	    CONFIG_KEY_ZERO_OK, "0", LIVE,
 	    "How often to fetch; 0 fetches only when work needs it."),

@@ -261,6 +261,7 @@ int
 mirror_fetch(const struct mirror_fetch_opts *o, struct bd_error *err)
 {
 	git_fetch_options fo;
+	git_remote_create_options ro;
 	git_repository *repo = NULL;
 	git_remote *remote = NULL;
 	struct mirror_ssh ssh = { .o = o };
@@ -272,7 +273,16 @@ mirror_fetch(const struct mirror_fetch_opts *o, struct bd_error *err)
 	git_fetch_options_init(&fo, GIT_FETCH_OPTIONS_VERSION);
 	if ((rc = mirror_open(&repo, o->path, err)) < 0)
 		goto out;
-	if (git_remote_create_anonymous(&remote, repo, o->url) < 0) {
+	/*
+	 * The URL as configured, never rewritten by an insteadOf of the
+	 * user's git config; and libgit2 1.5 leaks a pcre2 match (some
+	 * 20 KiB) for every config entry its insteadOf lookup does not
+	 * match, on every fetch.
+	 */
+	git_remote_create_options_init(&ro, GIT_REMOTE_CREATE_OPTIONS_VERSION);
+	ro.repository = repo;
+	ro.flags = GIT_REMOTE_CREATE_SKIP_INSTEADOF;
+	if (git_remote_create_with_opts(&remote, o->url, &ro) < 0) {
 		rc = bd_error_set(err, -EINVAL, "bad url %s: %s", shown,
 		    mirror_git_msg());
 		goto out;
