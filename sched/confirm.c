@@ -33,7 +33,7 @@ struct confirm_list {
 	size_t			 n;
 };
 
-/* Whether stored params are those of a confirmation child. */
+/* Whether stored params are those of a confirmation child: its parent. */
 static int64_t
 confirm_parent_of(const char *params)
 {
@@ -52,7 +52,7 @@ confirm_list_cb(void *arg, const struct store_bisection *rec)
 	struct confirm_list *l = arg;
 	struct confirm_child *c;
 
-	if (rec->ngood != 1 || confirm_parent_of(rec->params) != l->parent ||
+	if (rec->ngood != 1 ||
 	    (l->group != NULL && strcmp(rec->group, l->group) != 0))
 		return 0;
 	l->v = xreallocarray(l->v, l->n + 1, sizeof(*l->v));
@@ -75,8 +75,8 @@ confirm_list(struct sched *s, int64_t parent, const char *group,
 	memset(l, 0, sizeof(*l));
 	l->parent = parent;
 	l->group = group;
-	if (store_bisection_list(sched_store(s), ~0u, confirm_list_cb, l,
-	    &err) < 0)
+	if (store_bisection_confirms(sched_store(s), parent, confirm_list_cb,
+	    l, &err) < 0)
 		log_warnx("bisection %" PRId64 ": %s", parent, err.msg);
 }
 

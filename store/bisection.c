@@ -330,6 +330,20 @@ store_bisection_list(struct store *s, unsigned state_mask,
 	    "list bisections");
 }
 
+/* The confirmation children of parent, by id. */
+int
+store_bisection_confirms(struct store *s, int64_t parent,
+    store_bisection_cb cb, void *arg, struct bd_error *err)
+{
+	struct store_bisection_each e = { cb, arg };
+	sqlite3_stmt *st;
+
+	st = store_stmt(s, STMT_BISECTION_CONFIRMS);
+	sqlite3_bind_int64(st, 1, parent);
+	return store_each(s, st, store_bisection_row, &e, err,
+	    "list confirmations");
+}
+
 /*
  * Explains why a guarded update matched nothing: the row is missing, or
  * it has left the states the update accepts.

@@ -350,6 +350,11 @@ const char *const store_sql[STMT_COUNT] = {
 	    "SELECT " BISECTION_COLS " FROM bisections"
 	    " WHERE state IN (SELECT value FROM json_each(?1))"
 	    " ORDER BY priority DESC, id",
+	/* SQLite reads the params: no row goes through the caller's JSON. */
+	[STMT_BISECTION_CONFIRMS] =
+	    "SELECT " BISECTION_COLS " FROM bisections"
+	    " WHERE json_extract(params, '$.confirm') = 1"
+	    " AND json_extract(params, '$.parent') = ?1 ORDER BY id",
 	[STMT_BISECTION_STATE] = "SELECT state FROM bisections WHERE id = ?1",
 	[STMT_BISECTION_SET] =
 	    "UPDATE bisections SET state = ?2, updated_ms = ?3,"

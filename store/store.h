@@ -249,6 +249,12 @@ int	store_bisection_get(struct store *s, int64_t id,
 int	store_bisection_list(struct store *s, unsigned state_mask,
 	    store_bisection_cb cb, void *arg, struct bd_error *err);
 /*
+ * The bisections whose params say {"confirm":true,"parent":parent} (a
+ * culprit's confirmation on another group), by id, in any state.
+ */
+int	store_bisection_confirms(struct store *s, int64_t parent,
+	    store_bisection_cb cb, void *arg, struct bd_error *err);
+/*
  * Moves a bisection to state and, when v is not NULL, records the verdict.
  * Done, cancelled and failed are final: leaving them is -EALREADY, and
  * entering one cancels the bisection's queued and running runs in the same

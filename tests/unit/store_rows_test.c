@@ -419,3 +419,49 @@ Test(store, scrub_drops_the_prefix_and_the_path)
 	store_scrub(NULL, m, sizeof(m));
 	cr_assert_str_eq(m, "cannot open the database-wal: gone");
 }
+
+static int
+collect_ids(void *arg, const struct store_bisection *b)
+{
+	int64_t *ids = arg;
+
+	ids[++ids[0]] = b->id;
+	return 0;
+}
+
+/* A culprit's confirmations: its children with "confirm", in any state. */
+Test(store_rows, confirmations_are_the_confirm_children_of_one_parent)
+{
+	static const char *params[] = {
+	    "{\"confirm\":true,\"parent\":5}",	/* yes */
+	    "{\"parent\":5}",			/* a sub-range child */
+	    "{\"confirm\":true,\"parent\":6}",	/* another culprit's */
+	    "{\"confirm\":false,\"parent\":5}",
+	    "{\"confirm\":true,\"parent\":5,\"group\":\"b\"}",	/* yes */
+	};
+	struct store_bisection b;
+	struct bd_error err;
+	int64_t id[5], ids[8] = { 0 };
+	char key[16];
+	size_t i;
+
+	stest_db = stest_open();
+	for (i = 0; i < 5; i++) {
+		snprintf(key, sizeof(key), "k%zu", i);
+		stest_fill_bisection(&b, key, 0);
+		b.params = params[i];
+		cr_assert_eq(store_bisection_create(stest_db, &b, &id[i], &err),
+		    0, "%s", err.msg);
+	}
+	cr_assert_eq(store_bisection_set_state(stest_db, id[4],
+	    STORE_BISECTION_CANCELLED, NULL, &err), 0, "%s", err.msg);
+	cr_assert_eq(store_bisection_confirms(stest_db, 5, collect_ids, ids,
+	    &err), 0, "%s", err.msg);
+	cr_assert_eq(ids[0], 2);
+	cr_assert_eq(ids[1], id[0]);
+	cr_assert_eq(ids[2], id[4]);
+	ids[0] = 0;
+	cr_assert_eq(store_bisection_confirms(stest_db, 7, collect_ids, ids,
+	    &err), 0, "%s", err.msg);
+	cr_assert_eq(ids[0], 0);
+}
