@@ -316,17 +316,26 @@ store_bisection_row(void *arg, sqlite3_stmt *st)
 	return error;
 }
 
+/* Calls cb for every bisection row the bound statement st selects. */
+static int
+store_bisection_each_row(struct store *s, sqlite3_stmt *st,
+    store_bisection_cb cb, void *arg, struct bd_error *err,
+    const char *what)
+{
+	struct store_bisection_each e = { cb, arg };
+
+	return store_each(s, st, store_bisection_row, &e, err, what);
+}
+
 int
 store_bisection_list(struct store *s, unsigned state_mask,
     store_bisection_cb cb, void *arg, struct bd_error *err)
 {
-	struct store_bisection_each e = { cb, arg };
-	sqlite3_stmt *st;
+	sqlite3_stmt *st = store_stmt(s, STMT_BISECTION_LIST);
 
-	st = store_stmt(s, STMT_BISECTION_LIST);
 	store_bind_mask(st, 1, store_bisection_state_names,
 	    STORE_BISECTION_NSTATES, state_mask);
-	return store_each(s, st, store_bisection_row, &e, err,
+	return store_bisection_each_row(s, st, cb, arg, err,
 	    "list bisections");
 }
 
@@ -335,12 +344,10 @@ int
 store_bisection_confirms(struct store *s, int64_t parent,
     store_bisection_cb cb, void *arg, struct bd_error *err)
 {
-	struct store_bisection_each e = { cb, arg };
-	sqlite3_stmt *st;
+	sqlite3_stmt *st = store_stmt(s, STMT_BISECTION_CONFIRMS);
 
-	st = store_stmt(s, STMT_BISECTION_CONFIRMS);
 	sqlite3_bind_int64(st, 1, parent);
-	return store_each(s, st, store_bisection_row, &e, err,
+	return store_bisection_each_row(s, st, cb, arg, err,
 	    "list confirmations");
 }
 

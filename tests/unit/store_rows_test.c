@@ -420,15 +420,6 @@ Test(store, scrub_drops_the_prefix_and_the_path)
 	cr_assert_str_eq(m, "cannot open the database-wal: gone");
 }
 
-static int
-collect_ids(void *arg, const struct store_bisection *b)
-{
-	int64_t *ids = arg;
-
-	ids[++ids[0]] = b->id;
-	return 0;
-}
-
 /* A culprit's confirmations: its children with "confirm", in any state. */
 Test(store_rows, confirmations_are_the_confirm_children_of_one_parent)
 {
@@ -455,13 +446,13 @@ Test(store_rows, confirmations_are_the_confirm_children_of_one_parent)
 	}
 	cr_assert_eq(store_bisection_set_state(stest_db, id[4],
 	    STORE_BISECTION_CANCELLED, NULL, &err), 0, "%s", err.msg);
-	cr_assert_eq(store_bisection_confirms(stest_db, 5, collect_ids, ids,
+	cr_assert_eq(store_bisection_confirms(stest_db, 5, list_bisection, ids,
 	    &err), 0, "%s", err.msg);
 	cr_assert_eq(ids[0], 2);
 	cr_assert_eq(ids[1], id[0]);
 	cr_assert_eq(ids[2], id[4]);
 	ids[0] = 0;
-	cr_assert_eq(store_bisection_confirms(stest_db, 7, collect_ids, ids,
+	cr_assert_eq(store_bisection_confirms(stest_db, 7, list_bisection, ids,
 	    &err), 0, "%s", err.msg);
 	cr_assert_eq(ids[0], 0);
 }
