@@ -531,41 +531,68 @@ kex_done_cb(uv_poll_t *p, int status, int events)
  * curve25519 keys; the link frees them.  Leaking here once per stalled
  * handshake made the daemon's exit under ASan fail at random.
  */
-Test(remote_link, a_session_freed_in_key_exchange_leaves_no_heap)
+/*
+ * A loopback listener whose accepted connection peer(lfd, done) serves in
+ * a child; *pid is the child, *done the read end of its pipe.  h is the
+ * first server's host (its key and known_hosts) at the listener's port.
+ */
+static void
+peer_start(void (*peer)(int, int), struct config_host *h, pid_t *pid,
+    int *done)
 {
 	struct sockaddr_in sin = { .sin_family = AF_INET };
 	socklen_t sl = sizeof(sin);
-	struct config_host h;
-	struct ssh_conn *c;
-	struct ssh_waiter w;
-	struct ssh_stats st;
-	struct cres r = { 0 };
-	uv_poll_t poll;
-	int lfd, pfd[2], seen = 0, status;
-	pid_t pid;
+	int lfd, pfd[2];
 
 	/* The real server only lends its user key and known_hosts file. */
-	cr_assert_eq(sshd_start(&rtest_srv[0], "kexstall"), 0);
+	if (rtest_srv[0].pid == 0)
+		cr_assert_eq(sshd_start(&rtest_srv[0], "peer"), 0);
 	sin.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
 	cr_assert_neq(lfd = socket(AF_INET, SOCK_STREAM, 0), -1);
 	cr_assert_eq(bind(lfd, (struct sockaddr *)&sin, sizeof(sin)), 0);
 	cr_assert_eq(listen(lfd, 1), 0);
 	cr_assert_eq(getsockname(lfd, (struct sockaddr *)&sin, &sl), 0);
 	cr_assert_eq(pipe2(pfd, O_CLOEXEC), 0);
-	cr_assert_neq(pid = fork(), -1);
-	if (pid == 0) {
+	cr_assert_neq(*pid = fork(), -1);
+	if (*pid == 0) {
 		prctl(PR_SET_PDEATHSIG, SIGKILL);
-		kex_stall_peer(lfd, pfd[1]);
+		peer(lfd, pfd[1]);
 	}
 	close(lfd);
 	close(pfd[1]);
+	*done = pfd[0];
+	sshd_host(&rtest_srv[0], h, "h0", NULL);
+	h->port = ntohs(sin.sin_port);
+	h->host_key = CONFIG_HOST_KEY_ACCEPT_NEW;
+}
 
-	sshd_host(&rtest_srv[0], &h, "h0", NULL);
-	h.port = ntohs(sin.sin_port);
-	h.host_key = CONFIG_HOST_KEY_ACCEPT_NEW;
+/* Kills and reaps the peer, then asks LeakSanitizer. */
+static void
+peer_stop(pid_t pid, int done)
+{
+	int status;
+
+	close(done);
+	kill(pid, SIGKILL);
+	cr_assert_eq(waitpid(pid, &status, 0), pid);
+	tst_leak_check();
+}
+
+Test(remote_link, a_session_freed_in_key_exchange_leaves_no_heap)
+{
+	struct config_host h;
+	struct ssh_conn *c;
+	struct ssh_waiter w;
+	struct ssh_stats st;
+	struct cres r = { 0 };
+	uv_poll_t poll;
+	int done, seen = 0;
+	pid_t pid;
+
+	peer_start(kex_stall_peer, &h, &pid, &done);
 	cr_assert_eq(ssh_conn_new(&rtest_loop, &h, &c), 0);
 	ssh_connect(c, &w, 0, cdone, &r);
-	uv_poll_init(&rtest_loop, &poll, pfd[0]);
+	uv_poll_init(&rtest_loop, &poll, done);
 	poll.data = &seen;
 	uv_poll_start(&poll, UV_READABLE, kex_done_cb);
 	rtest_run_until(&seen);
@@ -575,8 +602,52 @@ Test(remote_link, a_session_freed_in_key_exchange_leaves_no_heap)
 	ssh_conn_free(c);
 	uv_close((uv_handle_t *)&poll, NULL);
 	rtest_drain_loop();
-	close(pfd[0]);
-	kill(pid, SIGKILL);
-	cr_assert_eq(waitpid(pid, &status, 0), pid);
-	tst_leak_check();
+	peer_stop(pid, done);
+}
+
+/* The child's side of a host that accepts and never says a word. */
+static void __attribute__((noreturn))
+silent_peer(int lfd, int done)
+{
+	char buf[4096];
+	int fd = accept(lfd, NULL, NULL);
+
+	if (fd == -1 || write(done, "a", 1) != 1)
+		_exit(1);
+	while (read(fd, buf, sizeof(buf)) > 0)
+		;
+	_exit(0);
+}
+
+/*
+ * A host that accepts the connection and never answers (no SSH banner)
+ * ends the attempt at connect_timeout with a message that says so, both
+ * for a failing first connect and while key exchange stalls; nothing of
+ * either session is left behind.
+ */
+Test(remote_link, a_peer_that_accepts_and_never_answers_times_out)
+{
+	void (*peers[])(int, int) = { silent_peer, kex_stall_peer };
+	struct config_host h;
+	struct ssh_conn *c;
+	struct ssh_waiter w;
+	struct cres r;
+	int done;
+	size_t i;
+	pid_t pid;
+
+	for (i = 0; i < 2; i++) {
+		memset(&r, 0, sizeof(r));
+		peer_start(peers[i], &h, &pid, &done);
+		h.connect_timeout_ms = 400;
+		cr_assert_eq(ssh_conn_new(&rtest_loop, &h, &c), 0);
+		ssh_connect(c, &w, 0, cdone, &r);
+		rtest_run_until(&r.done);
+		cr_assert_lt(r.rc, 0, "peer %zu: connected to nobody", i);
+		cr_assert(strstr(r.msg, "no answer from 127.0.0.1") != NULL,
+		    "peer %zu: %s", i, r.msg);
+		ssh_conn_free(c);
+		rtest_drain_loop();
+		peer_stop(pid, done);
+	}
 }
