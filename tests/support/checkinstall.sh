@@ -10,7 +10,8 @@ set -u
 make=${1:-make}
 fail=0
 dest=$(mktemp -d "${TMPDIR:-/tmp}/bisectd-install.XXXXXX") || exit 1
-trap 'rm -rf "$dest"' EXIT INT TERM
+trap 'rm -rf "$dest"' EXIT
+trap 'exit 130' INT TERM
 
 # The first word of every command make would run, without its directory.
 if ! dry=$($make --no-print-directory -n install DESTDIR="$dest" 2>&1); then

@@ -19,6 +19,21 @@ descendants() {
 	done
 }
 
+# Waits up to $1 seconds, together, for the processes after it to end,
+# then kills those still there: no wait of the demo is unbounded.
+reap() {
+	left=$(($1 * 10))
+	shift
+	for p in "$@"; do
+		while kill -0 "$p" 2>/dev/null && [ "$left" -gt 0 ]; do
+			sleep 0.1
+			left=$((left - 1))
+		done
+		kill -KILL "$p" 2>/dev/null || true
+		wait "$p" 2>/dev/null || true
+	done
+}
+
 # Stops bisectd, the steps still running on the hosts (a build or a QEMU
 # boot outlives its SSH session) and the sshds, and removes the temp
 # directory (KEEP=1 keeps it).
@@ -29,21 +44,12 @@ cleanup() {
 	done
 	if [ -n "$pid" ] && kill -0 "$pid" 2>/dev/null; then
 		kill -TERM "$pid" 2>/dev/null || true
-		wait "$pid" 2>/dev/null || true
+		reap 30 "$pid"
 	fi
 	for p in $steps $sshd_pids; do
 		kill -TERM "$p" 2>/dev/null || true
 	done
-	for p in $sshd_pids; do
-		wait "$p" 2>/dev/null || true
-	done
-	for p in $steps; do
-		tries=0
-		while kill -0 "$p" 2>/dev/null && [ "$tries" -lt 50 ]; do
-			sleep 0.1
-			tries=$((tries + 1))
-		done
-	done
+	reap 5 $sshd_pids $steps
 	if [ -n "${KEEP:-}" ]; then
 		echo "kept $tmp"
 	else
@@ -172,8 +178,9 @@ bisect_follow() {
 	[ -n "$bisection" ] || fail "no bisection id in: $out"
 
 	say bisectctl status "$bisection" --follow
-	"$bisectctl" status "$bisection" --follow ||
-	    fail "the bisection did not end well"
+	timeout --foreground "${DEMO_TIMEOUT:-60m}" "$bisectctl" status "$bisection" \
+	    --follow || fail "the bisection did not end well (or not within" \
+	    "${DEMO_TIMEOUT:-60m})"
 	say bisectctl report "$bisection"
 	"$bisectctl" report "$bisection" || fail "no report"
 	say bisectctl log "$bisection"
@@ -194,6 +201,12 @@ expect_culprit() {
 stop_daemon() {
 	say kill -TERM bisectd
 	kill -TERM "$pid"
+	tries=0
+	while kill -0 "$pid" 2>/dev/null && [ "$tries" -lt 300 ]; do
+		sleep 0.1
+		tries=$((tries + 1))
+	done
+	kill -0 "$pid" 2>/dev/null && fail "bisectd did not exit within 30 s"
 	wait "$pid" || fail "bisectd did not exit cleanly"
 	pid=
 	[ ! -e "$sock" ] || fail "the socket file was left behind"

@@ -16,17 +16,24 @@ commit=${3:?}
 accel_file=${4:?}
 timeout_s=${5:-120}
 short=$(printf '%.12s' "$commit")
-log=$(mktemp "${TMPDIR:-/tmp}/kdemo-console.XXXXXX")
+# Beside the kernel, under the demo's temp dir, so that even a run killed
+# before its traps can act leaves nothing outside it.
+log=$(mktemp "$(dirname "$kernel")/kdemo-console.XXXXXX")
 # With LEDGER set, one line per boot for the demo's closing count:
 # "run HOST COMMIT SECONDS EXIT".
 began=$(date +%s)
 trap 'rc=$?; rm -f "$log"; [ -z "${LEDGER:-}" ] || echo "run ${HOST:-?} $commit $(($(date +%s) - began)) $rc" >>"$LEDGER"' EXIT
+# A cancelled step (bisectd signals the step's process group) still runs
+# the EXIT trap.
+trap 'exit 143' TERM INT HUP
 
 # Boots once with accelerator $1 and deadline $2; the console goes to $log.
 boot() {
 	cpu=max
 	[ "$1" = kvm ] && cpu=host
-	timeout -k 5 "$2" qemu-system-x86_64 -accel "$1" -cpu "$cpu" \
+	# --foreground: QEMU stays in this step's process group, so the
+	# signal that cancels the step reaches it too.
+	timeout --foreground -k 5 "$2" qemu-system-x86_64 -accel "$1" -cpu "$cpu" \
 	    -m 128M -smp 1 -nic none -kernel "$kernel" -initrd "$initrd" \
 	    -append "console=ttyS0 quiet panic=-1" \
 	    -nographic -no-reboot </dev/null >"$log" 2>&1 || true
