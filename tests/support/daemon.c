@@ -170,14 +170,14 @@ tst_daemon_wait(pid_t pid)
  * report, a fatal line); the end of it goes to stderr before the test's
  * directory is removed.
  */
-static void
-tst_daemon_show_log(const struct tst_daemon *td, int rc)
+void
+tst_daemon_show_log(const struct tst_daemon *td, const char *why)
 {
 	char *text = td->log != NULL ? tst_read_file(td->log) : NULL;
 	size_t len = text != NULL ? strlen(text) : 0;
 
-	fprintf(stderr, "bisectd exited with status %d; the end of %s:\n%s\n",
-	    rc, td->log != NULL ? td->log : "its log",
+	fprintf(stderr, "%s; the end of %s:\n%s\n", why,
+	    td->log != NULL ? td->log : "its log",
 	    text == NULL ? "(no log)" : text + (len > 6000 ? len - 6000 : 0));
 	free(text);
 }
@@ -186,6 +186,7 @@ tst_daemon_show_log(const struct tst_daemon *td, int rc)
 int
 tst_daemon_stop(struct tst_daemon *td, int sig)
 {
+	char why[64];
 	int rc;
 
 	if (td->pid <= 0)
@@ -194,8 +195,10 @@ tst_daemon_stop(struct tst_daemon *td, int sig)
 	rc = tst_daemon_wait(td->pid);
 	if (rc != -1)
 		td->pid = 0;
-	if (rc != 0 && rc != 128 + sig)
-		tst_daemon_show_log(td, rc);
+	if (rc != 0 && rc != 128 + sig) {
+		snprintf(why, sizeof(why), "bisectd exited with status %d", rc);
+		tst_daemon_show_log(td, why);
+	}
 	return rc;
 }
 

@@ -52,8 +52,13 @@ pid_t	tst_daemon_spawn(const struct tst_daemon *td, const char *logname);
 int	tst_daemon_start(struct tst_daemon *td);
 /* Waits for pid to end; its exit status, 128+signal, or -1 on timeout. */
 int	tst_daemon_wait(pid_t pid);
-/* Sends sig to td's daemon and waits: as tst_daemon_wait. */
+/*
+ * Sends sig to td's daemon and waits: as tst_daemon_wait.  A status other
+ * than 0 or sig's own shows the end of the daemon's log.
+ */
 int	tst_daemon_stop(struct tst_daemon *td, int sig);
+/* Prints why, then the end of td's log, to stderr (not a test failure). */
+void	tst_daemon_show_log(const struct tst_daemon *td, const char *why);
 void	tst_daemon_release(struct tst_daemon *td);
 
 /* A connected client socket with a receive timeout, or -1. */

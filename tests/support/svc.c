@@ -309,13 +309,9 @@ svc_req(const char *fmt, ...)
 	va_end(ap);
 	out = tst_daemon_request(&svc.td, line);
 	free(line);
-	if (out == NULL) {
-		/* The daemon's own words say why it stopped answering. */
-		char *log = tst_read_file(svc.td.log);
-
-		cr_log_error("bisectd.log:\n%s", log ? log : "(none)");
-		free(log);
-	}
+	/* The daemon's own words say why it stopped answering. */
+	if (out == NULL)
+		tst_daemon_show_log(&svc.td, "no reply from bisectd");
 	cr_assert_not_null(out, "no reply from the daemon");
 	return tst_daemon_reply(out);
 }
