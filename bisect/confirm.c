@@ -39,12 +39,18 @@ confirm_t975(double df)
 	return 0.5 * (lo + hi);
 }
 
-/* Failure rates and the normal interval of their difference. */
+/*
+ * Failure rates and the Agresti-Caffo interval of their difference: one
+ * pass and one failure added to each side before the normal interval, so
+ * that all-or-nothing rates (the usual clear result: the parent passes
+ * every run, the culprit fails every run) still get an interval as wide
+ * as their few runs deserve, not a point.  Clipped to [-1, 1].
+ */
 static void
 confirm_rates(const double *parent, size_t np, const double *culprit,
     size_t nc, struct confirm_effect *out)
 {
-	double fp = 0, fc = 0, se;
+	double fp = 0, fc = 0, ap, ac, se, d;
 	size_t i;
 
 	for (i = 0; i < np; i++)
@@ -54,10 +60,13 @@ confirm_rates(const double *parent, size_t np, const double *culprit,
 	out->parent = fp / (double)np;
 	out->culprit = fc / (double)nc;
 	out->change = out->culprit - out->parent;
-	se = sqrt(out->parent * (1 - out->parent) / (double)np +
-	    out->culprit * (1 - out->culprit) / (double)nc);
-	out->lo = out->change - 1.96 * se;
-	out->hi = out->change + 1.96 * se;
+	ap = (fp + 1) / ((double)np + 2);
+	ac = (fc + 1) / ((double)nc + 2);
+	d = ac - ap;
+	se = sqrt(ap * (1 - ap) / ((double)np + 2) +
+	    ac * (1 - ac) / ((double)nc + 2));
+	out->lo = fmax(-1, d - 1.96 * se);
+	out->hi = fmin(1, d + 1.96 * se);
 }
 
 /* Robust locations (the check's comparison) and a t interval. */

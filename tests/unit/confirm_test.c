@@ -123,6 +123,12 @@ Test(confirm, pass_fail_rates)
 	confirm_judge(&rp, p, 12, c, 12, 1, &e);
 	cr_assert_eq(e.verdict, CONFIRM_CHANGED);
 	cr_assert_float_eq(e.change, 1.0, 1e-9);
+	/* All or nothing is no certainty: 12 runs a side leave an interval. */
+	cr_assert(e.lo < 0.9 && e.lo > 0.5, "[%g, %g]", e.lo, e.hi);
+	cr_assert_float_eq(e.hi, 1.0, 1e-9);
+	/* Fewer runs, a wider interval. */
+	confirm_judge(&rp, p, 4, c, 4, 1, &e);
+	cr_assert(e.lo < 0.5, "[%g, %g]", e.lo, e.hi);
 }
 
 Test(confirm, golden_report_table_and_headline)
