@@ -295,31 +295,33 @@ pool_split(const struct pool *pl, size_t s)
  * when they do so by a likelihood ratio under e^(SWEEP_PAIR_MARGIN / 2):
  * the tag between the two (the best's first tag after, or the tag before
  * it) is the one whose runs would settle the pair.  SWEEP_NONE otherwise.
+ * t[s] is split s's t, for s from lo.
  */
 #define SWEEP_PAIR_MARGIN	6.0
 static size_t
-pool_ambiguous(const struct pool *pl, size_t lo, size_t best, double t2,
-    unsigned cap)
+pool_ambiguous(const struct pool *pl, const double *t, size_t lo,
+    size_t best, unsigned cap)
 {
-	double m, margin = SWEEP_PAIR_MARGIN;
+	double m, margin = SWEEP_PAIR_MARGIN, t2 = t[best] * t[best];
 	size_t tag = SWEEP_NONE;
-	struct split o;
 
-	if (best > lo) {
-		o = pool_split(pl, best - 1);
-		if ((m = t2 - o.t * o.t) < margin) {
-			margin = m;
-			tag = best - 1;
-		}
+	if (best > lo && (m = t2 - t[best - 1] * t[best - 1]) < margin) {
+		margin = m;
+		tag = best - 1;
 	}
-	if (best + 1 < pl->ntags) {
-		o = pool_split(pl, best + 1);
-		if ((m = t2 - o.t * o.t) < margin)
-			tag = best;
-	}
+	if (best + 1 < pl->ntags && t2 - t[best + 1] * t[best + 1] < margin)
+		tag = best;
 	if (tag == SWEEP_NONE || pl->nrun[tag] >= cap)
 		return SWEEP_NONE;
 	return pl->orig[tag];
+}
+
+/* Split s is as likely as the best one, within the margin, same sign. */
+static int
+pool_close(const double *t, size_t s, size_t best)
+{
+	return t[s] * t[best] > 0 &&
+	    t[best] * t[best] - t[s] * t[s] < SWEEP_PAIR_MARGIN;
 }
 
 /*
@@ -331,25 +333,15 @@ pool_ambiguous(const struct pool *pl, size_t lo, size_t best, double t2,
  * when a small change is placed a tag off.
  */
 static void
-pool_plausible(const struct pool *pl, size_t lo, size_t best,
-    const struct split *b, size_t *first, size_t *last)
+pool_plausible(const struct pool *pl, const double *t, size_t lo,
+    size_t best, size_t *first, size_t *last)
 {
-	double t2 = b->t * b->t;
-	struct split o;
 	size_t a = best, z = best;
 
-	while (a > lo) {
-		o = pool_split(pl, a - 1);
-		if (o.t * b->t <= 0 || t2 - o.t * o.t >= SWEEP_PAIR_MARGIN)
-			break;
+	while (a > lo && pool_close(t, a - 1, best))
 		a--;
-	}
-	while (z + 1 < pl->ntags) {
-		o = pool_split(pl, z + 1);
-		if (o.t * b->t <= 0 || t2 - o.t * o.t >= SWEEP_PAIR_MARGIN)
-			break;
+	while (z + 1 < pl->ntags && pool_close(t, z + 1, best))
 		z++;
-	}
 	*first = pl->orig[a];
 	*last = pl->orig[z];
 }
@@ -366,6 +358,7 @@ judge_one(const struct sweep_params *p, const struct sweep_metric_in *in,
 {
 	struct pool pl;
 	struct split sp, best = { 0, 0, 0, 0 };
+	double tv[SWEEP_TAGS_MAX];
 	size_t t, s, lo, bs = 0, win = p->base + SWEEP_SPLITS;
 	double near_after;
 	int fit;
@@ -411,6 +404,7 @@ judge_one(const struct sweep_params *p, const struct sweep_metric_in *in,
 	lo = pl.ntags > SWEEP_SPLITS ? pl.ntags - SWEEP_SPLITS : 1;
 	for (s = lo; s < pl.ntags; s++) {
 		sp = pool_split(&pl, s);
+		tv[s] = sp.t;
 		if (s == lo || fabs(sp.t) > fabs(best.t)) {
 			best = sp;
 			bs = s;
@@ -424,7 +418,7 @@ judge_one(const struct sweep_params *p, const struct sweep_metric_in *in,
 	if (isinf(best.t))
 		o->at_first = o->at_last = o->at;
 	else
-		pool_plausible(&pl, lo, bs, &best, &o->at_first, &o->at_last);
+		pool_plausible(&pl, tv, lo, bs, &o->at_first, &o->at_last);
 	o->late = (unsigned)(pl.ntags - 1 - bs);
 	o->verdict = SWEEP_SAME;
 	/* A change that the new tag does not share is a passing excursion. */
@@ -436,8 +430,7 @@ judge_one(const struct sweep_params *p, const struct sweep_metric_in *in,
 		else if (best.t != 0)
 			o->p = fmin(1, stats_t_sf2(fabs(best.t), pl.df * scale_eff(SWEEP_SCALE_C)) *
 			    (double)(pl.ntags - lo));
-		o->revisit = pool_ambiguous(&pl, lo, bs, best.t * best.t,
-		    p->cap);
+		o->revisit = pool_ambiguous(&pl, tv, lo, bs, p->cap);
 	}
 	free(pl.kept);
 }
