@@ -8,7 +8,7 @@
 #include "remote/cache.h"
 
 struct cache_mem_entry {
-	char			*group, *benchmark, *commit;
+	char			*group, *benchmark, *commit, *tree;
 	uint64_t		 config;
 	char			*host, *artifact, *sha256;
 	struct cache_mem_entry	*next;
@@ -83,12 +83,12 @@ cache_config_hash(const struct config_benchmark *b)
 /* The key names the build, not the run: no host, no run id. */
 void
 cache_key_init(struct cache_key *k, const char *group,
-    const struct config_benchmark *b, const char *commit)
+    const struct config_benchmark *b, const char *commit, const char *tree)
 {
 	k->group = group;
 	k->benchmark = b->name;
 	k->commit = commit;
-	k->tree = NULL;
+	k->tree = tree;
 	k->config = cache_config_hash(b);
 }
 
@@ -218,13 +218,20 @@ cache_hit_release(struct cache_hit *hit)
 	hit->ncopies = 0;
 }
 
+/* Two keys' trees name the same build: both the commit's own, or equal. */
+int
+cache_tree_eq(const char *a, const char *b)
+{
+	return a == NULL || b == NULL ? a == b : strcmp(a, b) == 0;
+}
+
 /* Whether e is a copy of k's build. */
 static int
 cache_mem_match(const struct cache_mem_entry *e, const struct cache_key *k)
 {
 	return e->config == k->config && strcmp(e->group, k->group) == 0 &&
 	    strcmp(e->benchmark, k->benchmark) == 0 &&
-	    strcmp(e->commit, k->commit) == 0;
+	    strcmp(e->commit, k->commit) == 0 && cache_tree_eq(e->tree, k->tree);
 }
 
 /* Hands out copies, newest first, so entries may be replaced meanwhile. */
@@ -247,6 +254,7 @@ cache_mem_entry_free(struct cache_mem_entry *e)
 	free(e->group);
 	free(e->benchmark);
 	free(e->commit);
+	free(e->tree);
 	free(e->host);
 	free(e->artifact);
 	free(e->sha256);
@@ -283,6 +291,7 @@ cache_mem_hold(void *arg, const struct cache_key *k, const char *host,
 	e->group = xstrdup(k->group);
 	e->benchmark = xstrdup(k->benchmark);
 	e->commit = xstrdup(k->commit);
+	e->tree = k->tree != NULL ? xstrdup(k->tree) : NULL;
 	e->config = k->config;
 	e->host = xstrdup(host);
 	e->artifact = xstrdup(artifact);

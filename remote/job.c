@@ -387,13 +387,14 @@ job_lease(struct job *j, struct cache_hit *hit, struct pool_host **cached,
 		j->build = j->test;
 		return rc;
 	}
-	cache_key_init(&k, j->group, b, j->commit);
-	k.tree = j->tree;
+	cache_key_init(&k, j->group, b, j->commit, j->tree);
 	if (b->build != NULL && cache_lookup(j->spec.cache, &k, hit) == 0)
 		*cached = job_copy(j, hit, NULL, copy);
 	need_build = *cached == NULL && b->build != NULL;
-	if (need_build && job_build_running(j))
-		return -EBUSY;
+	if (need_build && job_build_running(j)) {
+		rc = -EBUSY;
+		goto fail;
+	}
 	if (need_build && b->artifact == NULL)
 		roles |= CONFIG_ROLE_BUILD;	/* nothing to relay */
 	rc = job_lease_one(j, roles, &j->test);

@@ -20,7 +20,7 @@ TAILQ_HEAD(labbuild_run_list, labbuild_run);
 struct labbuild_build {
 	struct labbuild	*lb;
 	struct cache_key key;			/* strings below */
-	char		*commit;
+	char		*commit, *tree;
 	struct backend_run *run;		/* the builder's; NULL once over */
 	struct labbuild_run_list waiters;
 	int		 outcome;		/* -1: none recorded yet */
@@ -46,7 +46,7 @@ struct labbuild_run {
 	struct backend_run *lab;		/* once the lab has it */
 	/* The caller's spec; its strings point at the copies below. */
 	struct backend_spec spec;
-	char		*commit, *run_id, *group, *log_dir, *lab_job;
+	char		*commit, *tree, *run_id, *group, *log_dir, *lab_job;
 	int		 stopped;		/* cancelled while its build stops */
 	char		*cached;		/* on a cache hit: whose copy */
 	struct cache_key key;			/* its commit is commit above */
@@ -65,6 +65,7 @@ static void
 labbuild_run_free(struct labbuild_run *r)
 {
 	free(r->commit);
+	free(r->tree);
 	free(r->run_id);
 	free(r->group);
 	free(r->log_dir);
@@ -134,6 +135,7 @@ static void
 labbuild_build_free(struct labbuild_build *b)
 {
 	free(b->commit);
+	free(b->tree);
 	free(b->host);
 	free(b->artifact);
 	free(b);
@@ -212,16 +214,19 @@ labbuild_build_for(struct labbuild *lb, struct labbuild_run *r,
 	struct labbuild_build *b;
 	struct backend_spec spec;
 
+	/* The same commit with fix-ups is another tree: another build. */
 	TAILQ_FOREACH(b, &lb->builds, entry)
 		if (b->key.config == k->config && strcmp(b->commit,
 		    r->commit) == 0 && strcmp(b->key.benchmark,
-		    k->benchmark) == 0)
+		    k->benchmark) == 0 && cache_tree_eq(b->tree, r->tree))
 			return b;
 	b = xcalloc(1, sizeof(*b));
 	b->lb = lb;
 	b->commit = xstrdup(r->commit);
+	b->tree = labbuild_dup(r->tree);
 	b->key = *k;
 	b->key.commit = b->commit;
+	b->key.tree = b->tree;
 	b->key.group = lb->build_group;
 	b->outcome = -1;
 	TAILQ_INIT(&b->waiters);
@@ -261,6 +266,7 @@ labbuild_submit(struct backend *be, const struct backend_spec *spec,
 	r->lb = lb;
 	r->spec = *spec;
 	r->spec.commit = r->commit = xstrdup(spec->commit);
+	r->spec.tree = r->tree = labbuild_dup(spec->tree);
 	r->spec.run_id = r->run_id = xstrdup(spec->run_id);
 	r->spec.group = r->group = labbuild_dup(spec->group);
 	r->spec.log_dir = r->log_dir = labbuild_dup(spec->log_dir);
@@ -272,7 +278,7 @@ labbuild_submit(struct backend *be, const struct backend_spec *spec,
 		rc = labbuild_to_lab(r, NULL, NULL, err);
 		goto out;
 	}
-	cache_key_init(&k, lb->build_group, spec->bench, spec->commit);
+	cache_key_init(&k, lb->build_group, spec->bench, r->commit, r->tree);
 	if (cache_lookup(spec->cache, &k, &hit) == 0) {
 		r->cached = xstrdup(hit.copies[0].host);
 		r->key = k;

@@ -1033,8 +1033,7 @@ step_start(uv_loop_t *loop, const struct step_spec *spec, step_done_cb *cb,
 	s->arg = arg;
 	s->told = -1;
 	metrics_init(&s->res.metrics);
-	cache_key_init(&s->key, s->group, spec->bench, s->commit);
-	s->key.tree = s->tree;
+	cache_key_init(&s->key, s->group, spec->bench, s->commit, s->tree);
 	if (step_artifact(s, &spec->test, &s->art_test, err) != 0 ||
 	    step_artifact(s, &spec->build, &s->art_build, err) != 0) {
 		s->timer.data = s;

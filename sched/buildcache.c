@@ -138,7 +138,7 @@ buildcache_checksum(struct store *s, const char *group,
 	int rc;
 
 	*out = NULL;
-	cache_key_init(&k, group, bc, commit);
+	cache_key_init(&k, group, bc, commit, NULL);
 	buildcache_name(&k, name, sizeof(name));
 	store_build_init(&b);
 	rc = store_build_lookup(s, commit, name, group, &b, &err);

@@ -122,7 +122,7 @@ Test(remote_build, builds_on_a_build_host_and_runs_nothing)
 	cr_expect_str_eq(x.artifact, art);
 	cr_expect_eq(access(art, F_OK), 0, "no artifact at %s", art);
 	/* The build cache names the build host and the path. */
-	cache_key_init(&k, "g", &b, COMMIT);
+	cache_key_init(&k, "g", &b, COMMIT, NULL);
 	cr_assert_eq(cache_lookup(&cache, &k, &hit), 0);
 	cr_expect_str_eq(hit.copies[0].host, "builder");
 	cr_expect_str_eq(hit.copies[0].artifact, art);

@@ -27,9 +27,8 @@ Test(buildcache, a_build_of_another_tree_is_another_build)
 	b.build = "make";
 	stest_db = stest_open();
 	buildcache_bind(&c, stest_db);
-	cache_key_init(&plain, "lab", &b, STEST_A);
-	cache_key_init(&patched, "lab", &b, STEST_A);
-	patched.tree = STEST_C;
+	cache_key_init(&plain, "lab", &b, STEST_A, NULL);
+	cache_key_init(&patched, "lab", &b, STEST_A, STEST_C);
 	cr_assert_eq(cache_store(&c, &plain, "h0", "/w/plain", "aa"), 0);
 	cr_assert_eq(cache_lookup(&c, &patched, &hit), -ENOENT,
 	    "the plain build was taken for the patched tree");

@@ -236,8 +236,10 @@ world_down(void)
 	cache_mem_free(w.mem);
 }
 
+/* A run of commit (built as tree when not NULL: a probe with fix-ups). */
 static struct backend_run *
-submit(const char *commit, const char *run_id, struct heard *h)
+submit_tree(const char *commit, const char *tree, const char *run_id,
+    struct heard *h)
 {
 	struct backend_spec spec;
 	struct backend_run *r = NULL;
@@ -246,6 +248,7 @@ submit(const char *commit, const char *run_id, struct heard *h)
 	memset(&spec, 0, sizeof(spec));
 	spec.bench = &w.bench;
 	spec.commit = commit;
+	spec.tree = tree;
 	spec.run_id = run_id;
 	spec.group = "lava";
 	spec.cache = &w.cache;
@@ -255,6 +258,12 @@ submit(const char *commit, const char *run_id, struct heard *h)
 	cr_assert_eq(backend_submit(w.lb, &spec, heard_done, h, &r, &err), 0,
 	    "%s", err.msg);
 	return r;
+}
+
+static struct backend_run *
+submit(const char *commit, const char *run_id, struct heard *h)
+{
+	return submit_tree(commit, NULL, run_id, h);
 }
 
 static const char C1[] = "1111111111111111111111111111111111111111";
@@ -299,7 +308,7 @@ Test(labbuild, cached_commit_is_not_built_again)
 	struct heard h;
 
 	world_up();
-	cache_key_init(&k, "builders", &w.bench, C1);
+	cache_key_init(&k, "builders", &w.bench, C1, NULL);
 	cr_assert_eq(cache_store(&w.cache, &k, "b2", "/w/out-c1", NULL), 0);
 	submit(C1, "1", &h);
 	cr_expect_eq(w.builder.n, 0);
@@ -307,10 +316,41 @@ Test(labbuild, cached_commit_is_not_built_again)
 	cr_expect_str_eq(w.lab.runs[0]->artifact, "/w/out-c1");
 	cr_expect_str_eq(w.lab.runs[0]->build_host, "b2");
 	/* Cached for another group: built here. */
-	cache_key_init(&k, "lava", &w.bench, C2);
+	cache_key_init(&k, "lava", &w.bench, C2, NULL);
 	cr_assert_eq(cache_store(&w.cache, &k, "b2", "/w/out-c2", NULL), 0);
 	submit(C2, "2", &h);
 	cr_expect_eq(w.builder.n, 1);
+	fake_end(&w.lab, 0, 1, STEP_OK, "lab1", NULL, "");
+	fake_end(&w.builder, 0, 0, STEP_CANCELLED, NULL, NULL, "stop");
+	world_down();
+}
+
+/*
+ * A commit with fix-ups is another tree: the plain commit's cached build
+ * is not taken for it, nor its build under way, and a second run of the
+ * same tree waits for the first one's build.
+ */
+Test(labbuild, a_commit_with_fixups_is_not_its_plain_build)
+{
+	static const char tree[] = "3333333333333333333333333333333333333333";
+	struct cache_key k;
+	struct heard h1, h2, h3;
+	char *t = xstrdup(tree);
+
+	world_up();
+	cache_key_init(&k, "builders", &w.bench, C1, NULL);
+	cr_assert_eq(cache_store(&w.cache, &k, "b2", "/w/out-c1", NULL), 0);
+	/* The caller's string may go once submitted. */
+	submit_tree(C1, t, "1", &h1);
+	free(t);
+	cr_expect_eq(w.builder.n, 1, "the plain build was taken");
+	cr_expect_eq(w.lab.n, 0);
+	submit_tree(C1, tree, "2", &h2);
+	cr_expect_eq(w.builder.n, 1, "the same tree was built twice");
+	submit(C1, "3", &h3);
+	cr_expect_eq(w.builder.n, 1);
+	cr_assert_eq(w.lab.n, 1, "the plain commit waited for the tree");
+	cr_expect_str_eq(w.lab.runs[0]->artifact, "/w/out-c1");
 	fake_end(&w.lab, 0, 1, STEP_OK, "lab1", NULL, "");
 	fake_end(&w.builder, 0, 0, STEP_CANCELLED, NULL, NULL, "stop");
 	world_down();
@@ -328,7 +368,7 @@ Test(labbuild, a_cached_artifact_the_lab_could_not_use_is_built_again)
 	struct heard h;
 
 	world_up();
-	cache_key_init(&k, "builders", &w.bench, C1);
+	cache_key_init(&k, "builders", &w.bench, C1, NULL);
 	cr_assert_eq(cache_store(&w.cache, &k, "b2", "/w/out-c1", NULL), 0);
 	submit(C1, "1", &h);
 	cr_assert_eq(w.lab.n, 1);

@@ -123,8 +123,8 @@ Test(remote, cache_keys_and_memory_cache)
 	b2 = b1;
 	b2.build = "make -j8";
 	cache_mem_bind(m, &c);
-	cache_key_init(&k1, "g", &b1, "abc");
-	cache_key_init(&k2, "g", &b2, "abc");
+	cache_key_init(&k1, "g", &b1, "abc", NULL);
+	cache_key_init(&k2, "g", &b2, "abc", NULL);
 	cr_assert_neq(k1.config, k2.config, "build template is in the key");
 	cr_assert_eq(cache_lookup(&c, &k1, &hit), -ENOENT);
 	cr_assert_eq(cache_store(&c, &k1, "h1", "/w/art", "aa"), 0);
