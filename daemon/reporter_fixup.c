@@ -72,23 +72,6 @@ rf_push(char ***lines, size_t *n, char *s)
 	(*lines)[(*n)++] = s;
 }
 
-/* The commit's subject, or "". */
-static const char *
-rf_subject(git_repository *repo, const char *sha, char *buf, size_t len)
-{
-	git_commit *c = NULL;
-	git_oid oid;
-
-	buf[0] = '\0';
-	if (repo != NULL && git_oid_fromstr(&oid, sha) == 0 &&
-	    git_commit_lookup(&c, repo, &oid) == 0) {
-		snprintf(buf, len, "%s", git_commit_summary(c) ?
-		    git_commit_summary(c) : "");
-		git_commit_free(c);
-	}
-	return buf;
-}
-
 void
 reporter_fixup_lines(struct store *st, git_repository *repo,
     struct bisection *b, int inconclusive, size_t n_set, char ***lines,
@@ -114,7 +97,7 @@ reporter_fixup_lines(struct store *st, git_repository *repo,
 		bisection_probe_sha(b, (uint32_t)i, sha);
 		if (c->fixed_done > 0)
 			xasprintf(&s, "%.12s (\"%s\") measured with fix-ups %s "
-			    "(%s) in %u runs", sha, rf_subject(repo, sha,
+			    "(%s) in %u runs", sha, bisection_subject(repo, sha,
 			    subj, sizeof(subj)), c->fixups, c->found ?
 			    "found for a failing commit" : "given", c->fixed_done);
 		else {
@@ -122,7 +105,7 @@ reporter_fixup_lines(struct store *st, git_repository *repo,
 				first = i;
 			last = i;
 			xasprintf(&s, "%.12s (\"%s\") skipped: %s", sha,
-			    rf_subject(repo, sha, subj, sizeof(subj)), c->why ?
+			    bisection_subject(repo, sha, subj, sizeof(subj)), c->why ?
 			    c->why : "it could not be built, booted or run");
 		}
 		rf_push(lines, n, s);
