@@ -12,6 +12,7 @@
 
 #include "common/xmalloc.h"
 #include "repo/fixup.h"
+#include "repo/rev.h"
 #include "repo/touched.h"
 
 /* The message of libgit2's last error, or "". */
@@ -71,22 +72,21 @@ repo_fixup_trailer(git_repository *repo, const char *msg, git_oid *broken,
 	    "of the repository");
 }
 
-/* A revision of the repository as a commit id. */
+/*
+ * A revision of the repository as a commit id, by repo_rev_resolve's rules
+ * (no history search on the loop thread), the fix-up named in its error.
+ */
 static int
 fixup_rev(git_repository *repo, const char *rev, git_oid *out,
     struct bd_error *err)
 {
-	git_object *o = NULL, *c = NULL;
-	int rc = 0;
+	char why[BD_ERROR_MAX];
+	int rc = repo_rev_resolve(repo, rev, out, err);
 
-	if (git_revparse_single(&o, repo, rev) < 0 ||
-	    git_object_peel(&c, o, GIT_OBJECT_COMMIT) < 0)
-		rc = bd_error_set(err, -ENOENT, "fix-up %s: no such commit",
-		    rev);
-	else
-		git_oid_cpy(out, git_object_id(c));
-	git_object_free(c);
-	git_object_free(o);
+	if (rc < 0) {
+		snprintf(why, sizeof(why), "%s", err->msg);
+		bd_error_set(err, rc, "fix-up: %s", why);
+	}
 	return rc;
 }
 

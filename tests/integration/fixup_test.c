@@ -174,6 +174,18 @@ Test(fixup, a_fix_up_given_by_hand_names_the_planted_change)
 	char *extra, *dump;
 
 	fx_setup("fx-hand", "nofix", "auto_fixups = none\n");
+	/* A history search is no fix-up: the loop thread never walks it. */
+	b = svc_req("{\"cmd\":\"bisect\",\"good\":[\"%s\"],\"bad\":\"%s\","
+	    "\"benchmark\":\"fx\",\"metric\":\"ops_per_sec\",\"group\":"
+	    "\"lab\",\"fixups\":[\":/missing semicolon\"]}", svc.good, svc.bad);
+	dump = json_dumps(b, JSON_COMPACT);
+	cr_assert_str_eq(json_string_value(json_object_get(json_object_get(b,
+	    "error"), "code")), "invalid-argument", "%s", dump);
+	cr_assert_not_null(strstr(json_string_value(json_object_get(
+	    json_object_get(b, "error"), "message")), "accepted form"), "%s",
+	    dump);
+	free(dump);
+	json_decref(b);
 	/* The repair names nothing: the pair says what it repairs. */
 	xasprintf(&extra, ",\"fixups\":[\"%s:HEAD~8\"]", fx_fix);
 	b = fx_bisect(extra);
