@@ -42,6 +42,8 @@ enum bisection_phase {
 };
 
 /* One run on the fleet; owned by its bisection until the job ends. */
+struct sched_result;
+
 struct bisection_probe {
 	int64_t			 run;
 	uint32_t		 commit;	/* engine index, ENGINE_GOOD or
@@ -61,6 +63,8 @@ struct bisection_probe {
 	char			 tree[GIT_OID_HEXSZ + 1];	/* "" unknown */
 	json_t			*fixups;	/* applied fix-ups, or NULL */
 	json_t			*auto_fixups;	/* those of them found */
+	/* A result the store refused, written again on its retry. */
+	struct sched_result	*unstored;
 	struct bisection	*b;
 	TAILQ_ENTRY(bisection_probe) entry;
 };

@@ -250,6 +250,7 @@ sched_probe_free(struct bisection *b, struct bisection_probe *p)
 {
 	TAILQ_REMOVE(&b->probes, p, entry);
 	b->nprobes--;
+	sched_result_free(p->unstored);
 	json_decref(p->fixups);
 	json_decref(p->auto_fixups);
 	/* The run no longer points into the configuration it started with. */
@@ -317,6 +318,8 @@ sched_stop(struct sched *s)
 		TAILQ_FOREACH_SAFE(p, &b->probes, entry, tp)
 			if (p->job != NULL)
 				backend_detach(p->job);
+			else if (p->unstored != NULL)	/* runs again */
+				sched_probe_free(b, p);
 	}
 	sched_sweep_stop(s);
 	sched_stop_check(s);

@@ -69,6 +69,13 @@ int		 sched_store_error(struct sched *s, struct bisection *b,
 		    const struct bd_error *err);
 void		 sched_probe_free(struct bisection *b,
 		    struct bisection_probe *p);
+struct sched_result;
+void		 sched_result_free(struct sched_result *r);
+/*
+ * Writes again every result the store refused (sched_store_retry); one
+ * still refused waits for the next retry.
+ */
+void		 sched_unstored_retry(struct sched *s);
 void		 sched_kick_cb(uv_timer_t *t);
 void		 sched_stop_check(struct sched *s);
 unsigned	 sched_free_hosts(struct sched *s, const char *group);

@@ -27,6 +27,8 @@ static void	sched_job_record(void *arg, const struct step_result *r,
 		    const char *host);
 static void	sched_job_done(void *arg, const struct step_result *last,
 		    unsigned attempts);
+static void	sched_probe_end(struct sched *s, struct bisection_probe *p,
+		    const char *outcome);
 
 static const struct config_benchmark *
 sched_bench(struct sched *s, const struct bisection *b)
@@ -481,73 +483,132 @@ sched_feed_skip(struct sched *s, struct bisection *b, uint32_t commit,
 	sched_feed(s, b, commit, sha, STORE_RUN_SKIPPED, NULL, 0, why);
 }
 
-/* Stores a result first; only a stored result reaches the engine. */
+/* What a finished run measured, kept while the store refuses it. */
+struct sched_result {
+	enum store_run_state	 state;
+	char			*log_path, *timings, *host, *why;
+	const char		*outcome;	/* step_outcome_name's */
+	struct store_metric	*m;		/* names owned */
+	size_t			 n;
+	unsigned		 pass;		/* the last retry that tried it */
+};
+
+void
+sched_result_free(struct sched_result *r)
+{
+	size_t i;
+
+	if (r == NULL)
+		return;
+	for (i = 0; i < r->n; i++)
+		free((char *)r->m[i].name);
+	free(r->m);
+	free(r->log_path);
+	free(r->timings);
+	free(r->host);
+	free(r->why);
+	free(r);
+}
+
+/*
+ * Stores r and hands it on (the skip, or the sample to the engine).  1
+ * when the store refused it and will be asked again (r is kept by the
+ * caller), else 0 (r may go).
+ */
+static int
+sched_result_store(struct sched *s, struct bisection_probe *p,
+    const struct sched_result *r)
+{
+	struct bisection *b = p->b;
+	struct store_run_result res;
+	const struct store_metric *mv;
+	struct bd_error err;
+
+	if (p->recorded) {	/* the bisection ended; the store cancelled it */
+		log_debug("run %" PRId64 ": a result after the bisection "
+		    "ended is dropped", p->run);
+		return 0;
+	}
+	memset(&res, 0, sizeof(res));
+	res.log_path = r->log_path;
+	res.timings = r->timings;
+	res.state = r->state;
+	if (store_run_finish(sched_store(s), p->run, &res, r->m, r->n,
+	    &err) < 0) {
+		log_warnx("run %" PRId64 ": %s", p->run, err.msg);
+		return sched_store_error(s, b, &err) == 0 && !s->stopping &&
+		    b->phase != BISECTION_FINISHED;
+	}
+	p->recorded = 1;
+	if (r->state == STORE_RUN_SKIPPED) {
+		sched_emit(s, "skip", json_pack("{s:I, s:I, s:s, s:s, s:s}",
+		    "bisection", (json_int_t)b->id, "run", (json_int_t)p->run,
+		    "commit", p->sha, "host", r->host, "message", r->why));
+		/* A search for fix-ups feeds the skip once it has looked. */
+		if (sched_fixup_search(s, p, r->why) < 0)
+			sched_feed(s, b, p->commit, p->sha, r->state, NULL, 0,
+			    r->why);
+		return 0;
+	}
+	mv = bisection_metric(b, r->m, r->n);
+	sched_emit(s, "sample", json_pack("{s:I, s:I, s:s, s:s, s:s, s:o}",
+	    "bisection", (json_int_t)b->id, "run", (json_int_t)p->run,
+	    "commit", p->sha, "host", r->host, "metric", b->rec.metric,
+	    "value", mv ? json_real(mv->value) : json_null()));
+	sched_feed(s, b, p->commit, p->sha, r->state, r->m, r->n, NULL);
+	return 0;
+}
+
+/*
+ * Stores a result first; only a stored result reaches the engine.  One
+ * the store refuses (a full disk) stays on the probe, and the probe with
+ * it, until the store's retry writes it: the run is not done again.
+ */
 static void
 sched_job_record(void *arg, const struct step_result *r, const char *host)
 {
 	struct bisection_probe *p = arg;
 	struct bisection *b = p->b;
 	struct sched *s = b->s;
-	struct store_run_result res;
-	struct store_metric *m = NULL;
-	const struct store_metric *mv;
+	struct sched_result *res;
 	struct bd_error err;
-	char *logp = NULL, *timings = NULL;
 	int64_t wall_ms = sched_clock_ms(s) - p->started_ms;
-	size_t i, n = 0;
+	size_t i;
 
-	memset(&res, 0, sizeof(res));
 	if (p->recorded) {	/* the bisection ended; the store cancelled it */
 		log_debug("run %" PRId64 ": a result after the bisection "
 		    "ended is dropped", p->run);
 		return;
 	}
+	res = xcalloc(1, sizeof(*res));
 	/* Step logs are LOG_DIR/RUN-PHASE.log; the prefix names them all. */
-	xasprintf(&logp, "%s/logs/%" PRId64 "/%" PRId64 "-",
+	xasprintf(&res->log_path, "%s/logs/%" PRId64 "/%" PRId64 "-",
 	    sched_config(s)->daemon.workdir, b->id, p->run);
-	timings = sched_timings(p, wall_ms, r->built, step_phase_name(r->phase),
-	    NULL);
-	res.log_path = logp;
-	res.timings = timings;
-	res.state = r->outcome == STEP_OK ? STORE_RUN_DONE : STORE_RUN_SKIPPED;
+	res->timings = sched_timings(p, wall_ms, r->built,
+	    step_phase_name(r->phase), NULL);
+	res->state = r->outcome == STEP_OK ? STORE_RUN_DONE :
+	    STORE_RUN_SKIPPED;
+	res->host = xstrdup(host);
+	res->why = xstrdup(r->err.msg);
+	res->outcome = step_outcome_name(r->outcome);
 	if (store_run_start(sched_store(s), p->run, host, &err) < 0 &&
 	    err.code != -EALREADY)
 		log_debug("run %" PRId64 ": %s", p->run, err.msg);
-	if (res.state == STORE_RUN_DONE) {
-		n = r->metrics.n;
-		m = xcalloc(n ? n : 1, sizeof(*m));
-		for (i = 0; i < n; i++) {
-			m[i].name = r->metrics.v[i].name;
-			m[i].value = r->metrics.v[i].value;
-			m[i].index = r->metrics.v[i].index;
+	if (res->state == STORE_RUN_DONE) {
+		res->n = r->metrics.n;
+		res->m = xcalloc(res->n ? res->n : 1, sizeof(*res->m));
+		for (i = 0; i < res->n; i++) {
+			res->m[i].name = xstrdup(r->metrics.v[i].name);
+			res->m[i].value = r->metrics.v[i].value;
+			res->m[i].index = r->metrics.v[i].index;
 		}
 	}
-	if (store_run_finish(sched_store(s), p->run, &res, m, n, &err) < 0) {
-		log_warnx("run %" PRId64 ": %s", p->run, err.msg);
-		sched_store_error(s, b, &err);
-		goto out;
-	}
-	p->recorded = 1;
-	if (res.state == STORE_RUN_SKIPPED) {
-		sched_emit(s, "skip", json_pack("{s:I, s:I, s:s, s:s, s:s}",
-		    "bisection", (json_int_t)b->id, "run", (json_int_t)p->run,
-		    "commit", p->sha, "host", host, "message", r->err.msg));
-		/* A search for fix-ups feeds the skip once it has looked. */
-		if (sched_fixup_search(s, p, r->err.msg) < 0)
-			sched_feed(s, b, p->commit, p->sha, res.state, NULL, 0,
-			    r->err.msg);
-		goto out;
-	}
-	mv = bisection_metric(b, m, n);
-	sched_emit(s, "sample", json_pack("{s:I, s:I, s:s, s:s, s:s, s:o}",
-	    "bisection", (json_int_t)b->id, "run", (json_int_t)p->run,
-	    "commit", p->sha, "host", host, "metric", b->rec.metric,
-	    "value", mv ? json_real(mv->value) : json_null()));
-	sched_feed(s, b, p->commit, p->sha, res.state, m, n, NULL);
-out:
-	free(m);
-	free(logp);
-	free(timings);
+	sched_result_free(p->unstored);
+	p->unstored = NULL;
+	if (sched_result_store(s, p, res))
+		p->unstored = res;
+	else
+		sched_result_free(res);
 }
 
 /*
@@ -589,11 +650,13 @@ sched_job_done(void *arg, const struct step_result *last, unsigned attempts)
 	struct sched *s = b->s;
 	struct store_run_result res;
 	struct bd_error err;
-	int extra;
 
 	p->job = NULL;
 	if (!s->stopping && p->commit != BISECTION_EXTRA)
 		sched_charge(s, b, last, attempts);
+	/* Its result waits for the store: the probe ends once it is in. */
+	if (p->unstored != NULL && !s->stopping && !p->recorded)
+		return;
 	memset(&res, 0, sizeof(res));
 	if (!p->recorded && !s->stopping) {
 		res.state = last->outcome == STEP_CANCELLED ?
@@ -608,9 +671,20 @@ sched_job_done(void *arg, const struct step_result *last, unsigned attempts)
 		if (b->engine_ready && b->phase == BISECTION_ACTIVE)
 			engine_probe_dropped(&b->e, p->commit);
 	}
+	sched_probe_end(s, p, step_outcome_name(last->outcome));
+}
+
+/* A probe whose job ended and whose result, if any, is in: it goes. */
+static void
+sched_probe_end(struct sched *s, struct bisection_probe *p,
+    const char *outcome)
+{
+	struct bisection *b = p->b;
+	int extra;
+
 	sched_emit(s, "probe-finished", json_pack("{s:I, s:I, s:s, s:s}",
 	    "bisection", (json_int_t)b->id, "run", (json_int_t)p->run,
-	    "commit", p->sha, "outcome", step_outcome_name(last->outcome)));
+	    "commit", p->sha, "outcome", outcome));
 	extra = p->commit == BISECTION_EXTRA;
 	sched_probe_free(b, p);
 	if (s->stopping)
@@ -620,6 +694,36 @@ sched_job_done(void *arg, const struct step_result *last, unsigned attempts)
 			verify_run_ended(b);
 		sched_kick(s);
 	}
+}
+
+void
+sched_unstored_retry(struct sched *s)
+{
+	struct bisection *b;
+	struct bisection_probe *p;
+	struct sched_result *r;
+
+	static unsigned pass;
+	const char *outcome;
+
+	pass++;
+again:
+	TAILQ_FOREACH(b, &s->active, entry)
+		TAILQ_FOREACH(p, &b->probes, entry) {
+			if ((r = p->unstored) == NULL || r->pass == pass)
+				continue;
+			r->pass = pass;		/* once a retry */
+			if (sched_result_store(s, p, r))
+				continue;	/* still refused */
+			p->unstored = NULL;
+			outcome = r->outcome;
+			sched_result_free(r);
+			/* Ending a probe may end its bisection: scan anew. */
+			if (p->job == NULL) {
+				sched_probe_end(s, p, outcome);
+				goto again;
+			}
+		}
 }
 
 /*

@@ -43,6 +43,7 @@ sched_store_retry(uv_timer_t *t)
 
 	log_info("retrying the work the store refused (%s)", s->store_trouble);
 	s->store_trouble[0] = '\0';
+	sched_unstored_retry(s);
 	sched_kick(s);
 }
 

@@ -91,7 +91,7 @@ full_assert_words(const char *text)
 /* Issue 35 item 7: a full disk is trouble, then work resumes by itself. */
 Test(store_full, a_full_disk_is_retried_and_work_resumes)
 {
-	char *sections, *filler, *extra;
+	char *sections, *filler, *extra, *log;
 	int64_t id;
 	json_t *b;
 	int i, seen = 0;
@@ -147,6 +147,15 @@ Test(store_full, a_full_disk_is_retried_and_work_resumes)
 	cr_assert_str_eq(json_string_value(json_object_get(b, "state")),
 	    "done", "%s", json_string_value(json_object_get(b, "message")));
 	svc_assert_culprit(b);
+	/* A result the full disk refused was kept and written later, not
+	 * dropped and counted a failure of the fleet. */
+	cr_assert_eq(json_integer_value(json_object_get(json_object_get(b,
+	    "runs"), "failed-infra")), 0, "%s", json_dumps(json_object_get(b,
+	    "runs"), 0));
+	log = tst_read_file(svc.td.log);
+	cr_assert(log != NULL && strstr(log, "failed on the fleet") == NULL,
+	    "%s", log ? log : "(no log)");
+	free(log);
 	json_decref(b);
 }
 
