@@ -163,6 +163,17 @@ sched_fixup_skip(struct sched *s, struct bisection_probe *p, const char *why)
 	sched_fixup_ended(s, b, p);
 }
 
+/* A run that will not be submitted: not left queued for a restart. */
+static void
+sched_fixup_cancel_run(struct sched *s, int64_t run)
+{
+	struct bd_error err;
+
+	if (store_run_finish(sched_store(s), run, &(struct store_run_result){
+	    .state = STORE_RUN_CANCELLED }, NULL, 0, &err) < 0)
+		log_debug("run %" PRId64 ": %s", run, err.msg);
+}
+
 /* Back on the loop: build the patched commit, or skip the probed one. */
 static void
 sched_fixup_done(uv_work_t *w, int status)
@@ -176,7 +187,13 @@ sched_fixup_done(uv_work_t *w, int status)
 
 	if (s->stopping || p->recorded || b->phase != (p->commit ==
 	    BISECTION_EXTRA ? BISECTION_VERIFYING : BISECTION_ACTIVE)) {
-		/* Left queued in the store: a restart submits it again. */
+		/*
+		 * Stopping, it stays queued: a restart submits it again.  A
+		 * phase that moved on (verification began) cancels it, as the
+		 * store did the probes that had a job.
+		 */
+		if (!s->stopping && !p->recorded)
+			sched_fixup_cancel_run(s, p->run);
 		sched_probe_free(b, p);
 		if (s->stopping)
 			sched_stop_check(s);
@@ -216,11 +233,7 @@ sched_fixup_done(uv_work_t *w, int status)
 		if (f->p_commit != BISECTION_EXTRA)
 			sched_submit_failed(s, b, f->p_run, f->p_commit);
 		else {
-			struct bd_error err;
-
-			store_run_finish(sched_store(s), f->p_run,
-			    &(struct store_run_result){ .state =
-			    STORE_RUN_CANCELLED }, NULL, 0, &err);
+			sched_fixup_cancel_run(s, f->p_run);
 			verify_run_ended(b);
 		}
 	}
