@@ -97,10 +97,11 @@ awk -v samples="${samples:-?}" -v wall=$(($(date +%s) - began)) \
     -v accel="$(cat "$tmp/accel" 2>/dev/null || echo none)" '
 	function t(s) { return sprintf("%dm%02ds", s / 60, s % 60) }
 	$1 == "build" { b++; bs += $4; if ($5 != 0) bf++ }
-	$1 == "run" { r++; rs += $4; if ($5 != 0) rf++ }
+	# 143: bisectd cancelled the run (its verdict came first).
+	$1 == "run" { r++; rs += $4; if ($5 == 143) rc++; else if ($5 != 0) rf++ }
 	END {
 		printf "\nbuilds:       %d (%d failed), %s\n", b, bf, t(bs)
-		printf "runs:         %d QEMU boots under %s (%d failed), %s\n", r, accel, rf, t(rs)
+		printf "runs:         %d QEMU boots under %s (%d failed, %d cancelled), %s\n", r, accel, rf, rc, t(rs)
 		printf "samples:      %s\n", samples
 		printf "wall time:    %s for the whole demo\n", t(wall)
 		printf "machine time: %s (builds and runs)\n", t(bs + rs)
