@@ -84,8 +84,13 @@ StrictModes no
 UsePAM no
 PrintMotd no
 Subsystem sftp internal-sftp
+SetEnv HOME=$S/home
 EOT
-mkdir -p /run/sshd
+# Debian's bash reads ~/.bashrc for every ssh login, and this machine's
+# root may have a slow or locked one (a pyenv rehash waits up to 60 s for
+# a lock that a cancelled job's shell left behind): LAVA's login would time
+# out.  The device's sessions get an empty home of their own.
+mkdir -p "$S/home" /run/sshd
 if ! { [ -f "$W/pids/sshd.pid" ] && kill -0 "$(cat "$W/pids/sshd.pid")" 2>/dev/null; }; then
   /usr/sbin/sshd -f "$S/sshd_config" -E "$W/sshd.log"
 fi
