@@ -190,8 +190,9 @@ static const struct config_key config_benchmark_keys[] = {
 	    "Files on the daemon's machine, blank-separated, whose contents "
 	    "join the build cache key with build and artifact, such as the "
 	    "kernel .config or a config fragment the build reads: editing "
-	    "one rebuilds every commit.  bisectd -n checks that each can "
-	    "be read."),
+	    "one rebuilds every commit.  bisectd -n refuses one it cannot "
+	    "read; a start or reload logs a warning and keys builds on it "
+	    "as unreadable until it can be read."),
 	KEY(config_benchmark, artifact_keep, uint, 0, 1, 100000, "16", LIVE,
 	    "How many kept artifacts a host holds; the least recently used "
 	    "go first."),

@@ -325,7 +325,9 @@ daemon_check_inputs(const struct config *cfg, struct bd_error *err)
 /*
  * What startup would refuse that the file's syntax cannot show, so that
  * `bisectd -n` and a start agree: that the operators groups and the
- * socket_group exist.
+ * socket_group exist.  An unreadable build_inputs file is refused here
+ * too, but a start or reload only warns (daemon_warn_inputs): the file
+ * may appear later, and until then builds key it as unreadable.
  */
 int
 daemon_config_check(const struct config *cfg, struct bd_error *err)
@@ -353,6 +355,22 @@ daemon_config_check(const struct config *cfg, struct bd_error *err)
 		return bd_error_set(err, -ENOENT, "%s: [daemon] socket_group: "
 		    "no such group '%s'", cfg->path, group);
 	return 0;
+}
+
+/*
+ * A running daemon keys builds on an unreadable build_inputs file as
+ * unreadable; the administrator learns of it at start and reload, not
+ * from a rebuild of every commit once the file appears.
+ */
+static void
+daemon_warn_inputs(const struct config *cfg, const char *when)
+{
+	struct bd_error err;
+
+	bd_error_clear(&err);
+	if (daemon_check_inputs(cfg, &err) < 0)
+		log_warnx("%s: %s; builds are keyed on it as unreadable until "
+		    "it can be read", when, err.msg);
 }
 
 /* An upgrade says what it did and where the database as it was is kept. */
@@ -398,6 +416,7 @@ daemon_init(struct daemon *d, const char *config_path, struct config *cfg,
 	if ((rc = perm_check("operators", dc->operators, err)) < 0 ||
 	    (rc = perm_check("admin_group", dc->admin_group, err)) < 0)
 		return rc;
+	daemon_warn_inputs(&d->cfg, "start");
 	/* Before the socket: a second daemon must not touch the first's. */
 	if ((rc = daemon_lock_db(d, dc->database, dc->socket, err)) < 0)
 		return rc;
@@ -610,6 +629,7 @@ daemon_reload(struct daemon *d, struct config_errors *errs,
 		config_release(&new);
 		return -EINVAL;
 	}
+	daemon_warn_inputs(&new, "reload");
 	daemon_apply(d, &d->cfg, &new, restart_needed, not_applied);
 	old = d->cfg;
 	d->cfg = new;

@@ -848,3 +848,38 @@ CTEST(reload_applies_live_keys_and_names_restart_keys)
 	    "log_level warn applies at once: no debug line after the reload");
 	cr_expect_gt(log_count("reload: log_level changed"), 0);
 }
+
+/*
+ * An unreadable build_inputs file does not stop a start or a reload (it
+ * may appear later), but both say so in the log, naming the file.
+ */
+CTEST(unreadable_build_inputs_are_logged_at_start_and_reload)
+{
+	json_t *r;
+	char *bench, *line;
+
+	cr_assert_eq(tst_daemon_setup(&td, "control", NULL, NULL), 0);
+	xasprintf(&bench, "[benchmark k]\nbuild = make\nrun = true\n"
+	    "metrics = t:lower\nbuild_inputs = %s/missing.config\n", td.dir);
+	cr_assert_eq(tst_daemon_write_config(&td, NULL, bench), 0);
+	free(bench);
+	cr_assert_eq(tst_daemon_start(&td), 0, "bisectd did not start");
+	xasprintf(&line, "start: %s: [benchmark k] build_inputs: "
+	    "%s/missing.config: No such file or directory", td.conf, td.dir);
+	cr_assert(tst_daemon_log_wait(&td, "bisectd.log", line), "no log "
+	    "line: %s", line);
+	free(line);
+	cr_assert_eq(log_count("reload: "), 0);
+	xasprintf(&bench, "[benchmark k]\nbuild = make\nrun = true\n"
+	    "metrics = t:lower\nbuild_inputs = %s\n", td.dir);
+	cr_assert_eq(tst_daemon_write_config(&td, NULL, bench), 0);
+	free(bench);
+	r = parse(tst_daemon_request(&td, "{\"cmd\":\"reload\"}"));
+	cr_assert(is_ok(r), "a reload with an unreadable input is applied");
+	json_decref(r);
+	xasprintf(&line, "reload: %s: [benchmark k] build_inputs: %s is not "
+	    "a file", td.conf, td.dir);
+	cr_assert(tst_daemon_log_wait(&td, "bisectd.log", line), "no log "
+	    "line: %s", line);
+	free(line);
+}
