@@ -222,17 +222,6 @@ log_debug(const char *fmt, ...)
 }
 
 void
-log_err(const char *fmt, ...)
-{
-	va_list ap;
-	const char *e = strerror(errno);
-
-	va_start(ap, fmt);
-	log_vwrite(LOG_LEVEL_ERROR, e, fmt, ap);
-	va_end(ap);
-}
-
-void
 log_errx(const char *fmt, ...)
 {
 	va_list ap;

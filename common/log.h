@@ -34,7 +34,7 @@ extern const struct name_value log_level_words[];
  * log_warn appends strerror(errno); log_warnx does not (OpenBSD style).
  * Every log function leaves errno as it found it.
  */
-void	log_err(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+/* What lost work or needs the administrator (bisectd.conf(5), log_level). */
 void	log_errx(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 /* An error the daemon stops on: written at any log_level, then return. */
 void	log_fatalx(const char *fmt, ...) __attribute__((format(printf, 1, 2)));

@@ -41,7 +41,13 @@ static const struct config_key config_daemon_keys[] = {
 	KEY(config_daemon, workdir, path, 0, 0, 0, CONFIG_DEFAULT_WORKDIR,
 	    LIVE, "Directory for step logs, artifacts and reports."),
 	KEYE(config_daemon, log_level, log_level_words, "info", LIVE,
-	    "Least severe messages logged: error, warn, info or debug."),
+	    "Least severe messages logged: error, warn, info or debug.  "
+	    "error is what lost work or needs the administrator: a "
+	    "bisection that failed or cannot resume, a report not made or "
+	    "not delivered (its hook failed or hung), a change a sweep found "
+	    "but could not bisect, an audit entry not recorded.  warn adds "
+	    "what bisectd works around: hosts down, failed fetches, "
+	    "retries.  Why the daemon stops is logged at any level."),
 	KEY(config_daemon, max_clients, uint, 0, 1, 100000, "64", LIVE,
 	    "Control connections at once, all clients together.  With 64 "
 	    "descriptors kept for the rest, it must fit the open files limit "

@@ -61,7 +61,7 @@ hook_exit(uv_process_t *p, int64_t status, int sig)
 	struct hook *k = p->data;
 
 	if (status != 0 || sig != 0)
-		log_warnx("report hook exited with status %lld signal %d",
+		log_errx("report hook exited with status %lld signal %d",
 		    (long long)status, sig);
 	else
 		log_info("report hook done");
@@ -74,7 +74,7 @@ hook_expired(uv_timer_t *t)
 {
 	struct hook *k = t->data;
 
-	log_warnx("report hook (pid %d) still running at its deadline: "
+	log_errx("report hook (pid %d) still running at its deadline: "
 	    "killed with the processes it started", k->proc.pid);
 	kill(-k->proc.pid, SIGKILL);
 }

@@ -601,14 +601,14 @@ reporter_run(struct store *st, const struct config *cfg,
 	reporter_gather(st, cfg, repo, b, &rd, log);
 	if (report_render_text(&rd.in, &text, &err) < 0 ||
 	    (j = report_render_json(&rd.in, &err)) == NULL) {
-		log_warnx("bisection %" PRId64 ": no report: %s", b->id,
+		log_errx("bisection %" PRId64 ": no report: %s", b->id,
 		    err.msg);
 		goto out;
 	}
 	json_object_set(j, "bisect_log", log);
 	jtext = json_dumps(j, JSON_COMPACT);
 	if (store_report_put(st, b->id, text, jtext, &err) < 0) {
-		log_warnx("bisection %" PRId64 ": %s", b->id, err.msg);
+		log_errx("bisection %" PRId64 ": %s", b->id, err.msg);
 		goto out;
 	}
 	/* A sub-range's culprit reaches the hook in its parent's report. */
@@ -646,7 +646,7 @@ reporter_hook(uv_loop_t *loop, const struct config_daemon *dc,
 	env[n] = NULL;
 	if (hook_run(loop, dc->report_hook, env, text,
 	    dc->report_hook_timeout_ms) < 0)
-		log_warnx("bisection %" PRId64 ": report hook did not start",
+		log_errx("bisection %" PRId64 ": report hook did not start",
 		    b->id);
 	for (i = 0; i < n; i++)
 		free(env[i]);

@@ -89,7 +89,7 @@ sched_fail(struct sched *s, struct bisection *b, const char *full)
 	struct store_verdict_info v = { STORE_VERDICT_NONE, NULL, 0, why };
 	struct bd_error err;
 
-	log_warnx("bisection %" PRId64 " failed: %s", b->id, full);
+	log_errx("bisection %" PRId64 " failed: %s", b->id, full);
 	snprintf(why, sizeof(why), "%s", full);
 	store_scrub(store_path(sched_store(s)), why, sizeof(why));
 	bd_utf8_fix(why);
@@ -235,7 +235,7 @@ sched_new(const struct sched_env *env, struct sched **out,
 		goto fail;
 	for (i = 0; i < ids.n; i++)
 		if (sched_activate(s, ids.id[i], &lerr) < 0)
-			log_warnx("cannot resume bisection %" PRId64 ": %s",
+			log_errx("cannot resume bisection %" PRId64 ": %s",
 			    ids.id[i], lerr.msg);
 	free(ids.id);
 	*out = s;

@@ -124,7 +124,7 @@ audit_store(struct store *st, int64_t now_ms, uid_t uid, const char *cmd,
 	log_info("uid %u: %s: %s", (unsigned)uid, cmd, outcome);
 	if (st != NULL && store_event_add(st, now_ms, uid, summary, outcome,
 	    &err) < 0)
-		log_warnx("cannot record %s by uid %u: %s", cmd,
+		log_errx("cannot record %s by uid %u: %s", cmd,
 		    (unsigned)uid, err.msg);
 }
 

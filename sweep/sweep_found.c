@@ -111,7 +111,7 @@ sweep_found_changed(struct sweeper *sw, const struct config_sweep *w,
 	bad = sweep_found_row(rows, json_object_get(rg != NULL ? rg : pt,
 	    rg != NULL ? "bad_row" : "after_row"));
 	if (good == NULL || bad == NULL) {
-		log_warnx("sweep %s: %s changed with no range to bisect",
+		log_errx("sweep %s: %s changed with no range to bisect",
 		    w->name, r->ref);
 		return;
 	}
@@ -137,7 +137,7 @@ sweep_found_changed(struct sweeper *sw, const struct config_sweep *w,
 	ch.fixups = w->fixups;
 	if (sweep_bisect_start(sw->env.sched, sw->env.store, &ch, &bisection,
 	    &err) < 0)
-		log_warnx("sweep %s: %s: cannot start a bisection: %s",
+		log_errx("sweep %s: %s: cannot start a bisection: %s",
 		    w->name, r->ref, err.msg);
 	free(names);
 }

@@ -295,6 +295,11 @@ Test(kbuild, a_hung_benchmark_ends_the_bisection_failed)
 	cr_assert_not_null(strstr(detail, "retry_budget 4"), "%s", dump);
 	free(dump);
 	json_decref(b);
+	/* The log says it at the error level, which log_level = error keeps. */
+	xasprintf(&dump, "[error] bisection %lld failed: ", (long long)id);
+	cr_assert(tst_daemon_log_wait(&svc.td, "bisectd.log", dump),
+	    "no log line: %s", dump);
+	free(dump);
 	h = svc_host("h0");
 	cr_assert_str_eq(json_string_value(json_object_get(h, "state")),
 	    "up");
