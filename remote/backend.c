@@ -7,7 +7,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "common/error.h"
 #include "common/xmalloc.h"
+#include "config/config.h"
 #include "remote/backend.h"
 #include "remote/job.h"
 #include "remote/pool.h"
@@ -18,6 +20,7 @@ struct backend_ssh {
 	struct job_queue *q;
 	unsigned	 roles;			/* of the hosts it counts */
 	bool		 build_only;
+	char		 trouble[BD_ERROR_MAX];	/* backend_ssh_trouble's */
 };
 
 struct backend_ssh_run {
@@ -130,13 +133,44 @@ backend_ssh_capacity(struct backend *be, const char *group)
 	return backend_ssh_count(be->impl, group, 0);
 }
 
-/* Hosts tell their own trouble in `hosts`. */
+/*
+ * A group with no usable host of the backend's role left (each down,
+ * quarantined or drained) holds its bisections until an operator acts:
+ * status must say so, naming a host and why it failed, not wait in
+ * silence.  `hosts` tells the rest.
+ */
 static const char *
 backend_ssh_trouble(struct backend *be, const char *group)
 {
-	(void)be;
-	(void)group;
-	return "";
+	struct backend_ssh *b = be->impl;
+	struct pool_host_info hi;
+	const char *role = b->roles & CONFIG_ROLE_TEST ? "test" : "build";
+	unsigned n = 0;
+	size_t i, first = 0;
+
+	if (backend_ssh_count(b, group, 0) > 0)
+		return "";
+	for (i = 0; i < pool_count(b->pool); i++) {
+		pool_info(b->pool, i, &hi);
+		if ((hi.roles & b->roles) && strcmp(hi.group, group) == 0 &&
+		    n++ == 0)
+			first = i;
+	}
+	if (n == 0) {
+		snprintf(b->trouble, sizeof(b->trouble), "no %s host in "
+		    "group %s", role, group);
+		return b->trouble;
+	}
+	/* A host that is down is probed again; the others wait for a
+	 * person. */
+	pool_info(b->pool, first, &hi);
+	snprintf(b->trouble, sizeof(b->trouble), "no usable %s host in group "
+	    "%s (%u of %u): %s is %s%s%s%s%s", role, group, 0u, n, hi.name,
+	    pool_health_name(hi.health), *hi.last_error != '\0' ?
+	    " after: " : "", hi.last_error,
+	    hi.health == POOL_DOWN ? "" : "; bisectctl undrain ",
+	    hi.health == POOL_DOWN ? "" : hi.name);
+	return b->trouble;
 }
 
 static void

@@ -52,6 +52,7 @@ struct relay_side {
 	struct exec		*ex;		/* mkdir, checksum or rename */
 	uint64_t		 size;
 	char			 sum[65];
+	char			 fx[48];	/* an SFTP status in words */
 };
 
 struct relay {
@@ -147,7 +148,10 @@ relay_fail(struct relay *r, enum relay_side_id id, int infra,
 	relay_maybe_report(r);
 }
 
-/* SFTP status codes in words; the rest are I/O errors. */
+/*
+ * SFTP status codes in words; the rest are I/O errors, with their number
+ * (OpenSSH's server answers a full disk with plain "failure", 4).
+ */
 static int
 relay_sftp_error(struct relay_side *sd, const char **what)
 {
@@ -165,8 +169,13 @@ relay_sftp_error(struct relay_side *sd, const char **what)
 	case LIBSSH2_FX_QUOTA_EXCEEDED:
 		*what = "no space left";
 		return -ENOSPC;
+	case LIBSSH2_FX_FAILURE:
+		*what = "the host could not do it (SFTP status 4, as for "
+		    "a full disk)";
+		return -EIO;
 	default:
-		*what = "SFTP error";
+		snprintf(sd->fx, sizeof(sd->fx), "SFTP status %lu", fx);
+		*what = sd->fx;
 		return -EIO;
 	}
 }

@@ -9,12 +9,7 @@
  */
 #include <criterion/criterion.h>
 
-#include <sys/mount.h>
-#include <sys/stat.h>
-
 #include <errno.h>
-#include <fcntl.h>
-#include <sched.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -26,45 +21,10 @@
 
 #include "common/xmalloc.h"
 #include "tests/support/svc.h"
+#include "tests/support/tmpfs.h"
 #include "tests/support/tst.h"
 
-static char *full_mnt;
-
-/* The daemon goes first: the mount is busy while it holds the database. */
-static void
-full_fini(void)
-{
-	if (svc.td_ready)
-		tst_daemon_stop(&svc.td, SIGKILL);
-	if (full_mnt != NULL) {
-		umount2(full_mnt, MNT_DETACH);
-		free(full_mnt);
-		full_mnt = NULL;
-	}
-	svc_fini();
-}
-
-TestSuite(store_full, .fini = full_fini, .timeout = 900);
-
-/* Writes into path until the file system says ENOSPC. */
-static void
-full_fill(const char *path)
-{
-	static char block[16384];
-	int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
-	ssize_t n;
-
-	cr_assert_geq(fd, 0, "%s: %s", path, strerror(errno));
-	memset(block, 'f', sizeof(block));
-	do
-		n = write(fd, block, sizeof(block));
-	while (n > 0);
-	cr_assert_eq(errno, ENOSPC, "filling: %s", strerror(errno));
-	/* Smaller writes take the last partial block too. */
-	while (write(fd, block, 512) > 0)
-		;
-	close(fd);
-}
+TestSuite(store_full, .fini = svc_fini, .timeout = 900);
 
 /* The bisection's "trouble", or "" (static storage). */
 static const char *
@@ -91,24 +51,20 @@ full_assert_words(const char *text)
 /* Issue 35 item 7: a full disk is trouble, then work resumes by itself. */
 Test(store_full, a_full_disk_is_retried_and_work_resumes)
 {
-	char *sections, *filler, *extra, *log;
+	char *sections, *filler, *extra, *log, *small;
+	const char *full_mnt;
 	int64_t id;
 	json_t *b;
 	int i, seen = 0;
 
-	if (unshare(CLONE_NEWNS) != 0)
-		cr_skip_test("no private mount namespace here: %s",
-		    strerror(errno));
-	cr_assert_eq(mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL), 0,
-	    "%s", strerror(errno));
+	tmpfs_private();
 	svc_setup("full", 1, "2:3", 0);
 	cr_assert_eq(tst_daemon_stop(&svc.td, SIGTERM), 0);
 
 	/* The database moves to a 4 MiB tmpfs seen only in here. */
-	xasprintf(&full_mnt, "%s/small", svc.dir);
-	cr_assert_eq(mkdir(full_mnt, 0700), 0);
-	cr_assert_eq(mount("tmpfs", full_mnt, "tmpfs", 0, "size=4m"), 0,
-	    "%s", strerror(errno));
+	xasprintf(&small, "%s/small", svc.dir);
+	full_mnt = tmpfs_mount(small, "4m");
+	free(small);
 	free(svc.td.db);
 	xasprintf(&svc.td.db, "%s/state.db", full_mnt);
 	sections = svc_sections(NULL);
@@ -131,7 +87,7 @@ Test(store_full, a_full_disk_is_retried_and_work_resumes)
 	cr_assert(seen, "no runs ended");
 
 	xasprintf(&filler, "%s/filler", full_mnt);
-	full_fill(filler);
+	tmpfs_fill(filler);
 	for (seen = 0, i = 0; i < SVC_WAIT_MS / 100 && !seen; i++) {
 		seen = strstr(full_trouble(id), "full") != NULL;
 		if (!seen)

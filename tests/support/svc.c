@@ -15,6 +15,7 @@
 
 #include "common/xmalloc.h"
 #include "tests/support/svc.h"
+#include "tests/support/tmpfs.h"
 #include "tests/support/tst.h"
 
 struct svc svc;
@@ -36,6 +37,8 @@ svc_fini(void)
 		tst_daemon_release(&svc.td);
 	for (i = 0; i < svc.nhosts; i++)
 		sshd_cleanup(&svc.host[i]);
+	/* Nothing holds a test's tmpfs now. */
+	tmpfs_fini();
 	/* BISECTD_TEST_KEEP=1 keeps the fixture for a look after a failure. */
 	if (getenv("BISECTD_TEST_KEEP") == NULL)
 		tst_rmrf(svc.dir);
