@@ -287,6 +287,11 @@ static const char maintainers[] =
     "M:\tDave Airlie <airlied@gmail.com>\n"
     "F:\tdrivers/gpu\n"
     "\n"
+    "SYSTEM CALLS\n"
+    "M:\tSys Caller <sys@example.org>\n"
+    "F:\tkernel/sys.c\n"
+    "F:\tinclude/linux/syscalls.h\n"
+    "\n"
     "COUNTERS BY NAME\n"
     "M:\tNamed Person <named@example.org>\n"
     "M:\tTejun Heo <TJ@kernel.org>\n"
@@ -298,10 +303,14 @@ static const char maintainers[] =
     "F:\t*\n"
     "F:\t*/\n";
 
+/* How often mt_is_dir was asked (each is a tree lookup in the daemon). */
+static unsigned mt_lookups;
+
 static bool
 mt_is_dir(void *arg, const char *path)
 {
 	(void)arg;
+	mt_lookups++;
 	return strcmp(path, "drivers/gpu") == 0;
 }
 
@@ -349,8 +358,17 @@ Test(repo_touched, maintainers_as_get_maintainer_matches_files)
 	free(to);
 	free(cc);
 	/* A pattern without '/' matches below only if it is a directory. */
+	mt_lookups = 0;
 	mt_match("drivers/gpu/drm/drm_drv.c", true, &to, &cc);
 	cr_expect_str_eq(to, "Dave Airlie <airlied@gmail.com>");
+	/* Only a pattern whose glob matches costs a lookup. */
+	cr_expect_eq(mt_lookups, 1);
+	free(to);
+	free(cc);
+	mt_lookups = 0;
+	mt_match("kernel/sys.c", true, &to, &cc);
+	cr_expect_str_eq(to, "Sys Caller <sys@example.org>");
+	cr_expect_eq(mt_lookups, 0, "an exact path needs no lookup");
 	free(to);
 	free(cc);
 	mt_match("drivers/gpu/drm/drm_drv.c", false, &to, &cc);
