@@ -117,10 +117,10 @@ maint_slashes(const char *s, size_t len)
 
 /*
  * file_match_pattern() of get_maintainer.pl, on one F: or X: value.  The
- * glob goes first: Linux 6.1's MAINTAINERS has 4,195 patterns a lookup
+ * glob goes first: Linux 6.1's MAINTAINERS has 4,206 patterns a lookup
  * might settle, and looking each up in the tree for every touched file
  * held up the verification; only a pattern whose glob matches, deeper than
- * its own slashes, needs one.
+ * its own slashes, needs one (none, for the common paths tried).
  */
 static bool
 maint_file_match(const char *pat, size_t len, const char *file,
