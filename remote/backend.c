@@ -165,7 +165,7 @@ backend_ssh_trouble(struct backend *be, const char *group)
 	 * person. */
 	pool_info(b->pool, first, &hi);
 	snprintf(b->trouble, sizeof(b->trouble), "no usable %s host in group "
-	    "%s (%u of %u): %s is %s%s%s%s%s", role, group, 0u, n, hi.name,
+	    "%s (0 of %u): %s is %s%s%s%s%s", role, group, n, hi.name,
 	    pool_health_name(hi.health), *hi.last_error != '\0' ?
 	    " after: " : "", hi.last_error,
 	    hi.health == POOL_DOWN ? "" : "; bisectctl undrain ",

@@ -218,20 +218,28 @@ cache_hit_release(struct cache_hit *hit)
 	hit->ncopies = 0;
 }
 
-/* Two keys' trees name the same build: both the commit's own, or equal. */
+/*
+ * One build: the same group, benchmark, templates and commit, and the same
+ * tree (both the commit's own, or equal: fix-ups make another build).
+ */
 int
-cache_tree_eq(const char *a, const char *b)
+cache_key_eq(const struct cache_key *a, const struct cache_key *b)
 {
-	return a == NULL || b == NULL ? a == b : strcmp(a, b) == 0;
+	return a->config == b->config && strcmp(a->group, b->group) == 0 &&
+	    strcmp(a->benchmark, b->benchmark) == 0 &&
+	    strcmp(a->commit, b->commit) == 0 &&
+	    (a->tree == NULL || b->tree == NULL ? a->tree == b->tree :
+	    strcmp(a->tree, b->tree) == 0);
 }
 
 /* Whether e is a copy of k's build. */
 static int
 cache_mem_match(const struct cache_mem_entry *e, const struct cache_key *k)
 {
-	return e->config == k->config && strcmp(e->group, k->group) == 0 &&
-	    strcmp(e->benchmark, k->benchmark) == 0 &&
-	    strcmp(e->commit, k->commit) == 0 && cache_tree_eq(e->tree, k->tree);
+	const struct cache_key ek = { e->group, e->benchmark, e->commit,
+	    e->tree, e->config };
+
+	return cache_key_eq(&ek, k);
 }
 
 /* Hands out copies, newest first, so entries may be replaced meanwhile. */

@@ -76,8 +76,8 @@ struct cache {
 
 /* FNV-1a of the templates that decide what a build produces. */
 uint64_t cache_config_hash(const struct config_benchmark *b);
-/* Whether trees a and b (either NULL: the commit's own) are one build. */
-int	 cache_tree_eq(const char *a, const char *b);
+/* Whether a and b name one build (tree NULL: the commit's own). */
+int	 cache_key_eq(const struct cache_key *a, const struct cache_key *b);
 /* tree: the built tree when it is not commit's own (fix-ups), or NULL. */
 void	 cache_key_init(struct cache_key *k, const char *group,
 	    const struct config_benchmark *b, const char *commit,

@@ -216,9 +216,7 @@ labbuild_build_for(struct labbuild *lb, struct labbuild_run *r,
 
 	/* The same commit with fix-ups is another tree: another build. */
 	TAILQ_FOREACH(b, &lb->builds, entry)
-		if (b->key.config == k->config && strcmp(b->commit,
-		    r->commit) == 0 && strcmp(b->key.benchmark,
-		    k->benchmark) == 0 && cache_tree_eq(b->tree, r->tree))
+		if (cache_key_eq(&b->key, k))
 			return b;
 	b = xcalloc(1, sizeof(*b));
 	b->lb = lb;
@@ -282,7 +280,6 @@ labbuild_submit(struct backend *be, const struct backend_spec *spec,
 	if (cache_lookup(spec->cache, &k, &hit) == 0) {
 		r->cached = xstrdup(hit.copies[0].host);
 		r->key = k;
-		r->key.commit = r->commit;
 		rc = labbuild_to_lab(r, hit.copies[0].artifact,
 		    hit.copies[0].host, err);
 		cache_hit_release(&hit);

@@ -9,9 +9,10 @@
  * session allocates through counting functions, so the libssh2 heap of a
  * link is known (struct link_meter), and every received byte is noted for
  * the keepalive.  The link also keeps the list of those allocations and
- * frees whatever libssh2 left behind when the session is freed.  Closing never blocks the loop: the socket is shut down
- * before libssh2 frees the session, and the link itself is freed when libuv
- * has closed the poll handle.
+ * frees whatever libssh2 left behind when the session is freed.  Closing
+ * never blocks the loop: the socket is shut down before libssh2 frees the
+ * session, and the link itself is freed when libuv has closed the poll
+ * handle.
  */
 #ifndef REMOTE_LINK_H
 #define REMOTE_LINK_H
