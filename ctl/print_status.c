@@ -340,12 +340,15 @@ progress_end(const json_t *b, const char *state, char *buf, size_t size)
 
 /*
  * ", building on h0 for 2m10s, 5m elapsed": what the first probe that
- * works is doing, and how long the bisection has taken so far.
+ * works is doing, why the bisection waits if the daemon says it does
+ * (no usable host, a refused database write), and how long it has taken
+ * so far.
  */
 static void
 progress_work(const json_t *b, char *buf, size_t size, size_t *n, int timed)
 {
 	const json_t *v;
+	const char *trouble = json_string_value(json_object_get(b, "trouble"));
 	char doing[128], dur[32];
 	size_t i;
 
@@ -357,6 +360,9 @@ progress_work(const json_t *b, char *buf, size_t size, size_t *n, int timed)
 			break;
 		}
 	}
+	if (trouble != NULL && *n < size)
+		*n += (size_t)snprintf(buf + *n, size - *n, ", waiting: %s",
+		    trouble);
 	if (timed && json_is_integer(json_object_get(b, "elapsed_seconds")) &&
 	    *n < size)
 		*n += (size_t)snprintf(buf + *n, size - *n, ", %s elapsed",

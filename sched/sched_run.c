@@ -699,11 +699,11 @@ sched_probe_end(struct sched *s, struct bisection_probe *p,
 void
 sched_unstored_retry(struct sched *s)
 {
+	/* Numbers the retries: the scan restarts, each result goes once. */
+	static unsigned pass;
 	struct bisection *b;
 	struct bisection_probe *p;
 	struct sched_result *r;
-
-	static unsigned pass;
 	const char *outcome;
 
 	pass++;

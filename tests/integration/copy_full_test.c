@@ -118,6 +118,21 @@ Test(copy_full, a_copy_to_a_full_disk_is_counted_shown_and_mended)
 	    "a sample without its artifact: %s", dump);
 	free(dump);
 	json_decref(b);
+	/* The operator reads it in bisectctl status, as a waiting line. */
+	xasprintf(&w1, "%lld", (long long)id);
+	{
+		char *argv[] = { (char *)tst_env_path("BISECTCTL_BIN"), "-s",
+		    svc.td.sock, "status", w1, NULL };
+		int status;
+
+		dump = tst_run_capture(argv, &status);
+		cr_assert_eq(status, 0, "%s", dump);
+		cr_assert(strstr(dump, "\nwaiting     no usable test host in "
+		    "group lab (0 of 1): h1 is quarantined") != NULL, "%s",
+		    dump);
+		free(dump);
+	}
+	free(w1);
 
 	/* The operator frees the disk and undrains: the bisection ends. */
 	cr_assert_eq(unlink(filler), 0, "%s", strerror(errno));

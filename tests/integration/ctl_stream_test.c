@@ -237,6 +237,11 @@ Test(ctlclient, progress_lines)
 		{ "{'id':2,'state':'running','phase':'bisecting','samples':3,"
 		    "'candidates_left':5,'est_samples_left':0.2,'top':[]}",
 		    "#2 bisecting: 3/4 steps, 5 candidates left" },
+		{ "{'id':2,'state':'running','phase':'reproducing','samples':0,"
+		    "'est_samples_left':11,'in_flight':[],'trouble':'no usable "
+		    "test host in group lab (0 of 1): h1 is down'}",
+		    "#2 reproducing: 0/11 steps, waiting: no usable test host "
+		    "in group lab (0 of 1): h1 is down" },
 		{ "{'id':3,'state':'done','verdict':'not-reproduced',"
 		    "'samples':12}", "#3 done: not reproduced after 12 samples" },
 		{ "{'id':3,'state':'done','verdict':'inconclusive',"
